@@ -1,0 +1,440 @@
+"""The game protocol that every part of ringgames speaks.
+
+The shape follows OpenSpiel: a :class:`Game` describes a game and its
+parameters (variant, number of players) and makes :class:`State` objects; a
+state knows whose turn it is, which *actions* are legal, and moves forward with
+:meth:`State.apply_action` and back with :meth:`State.undo_action`.
+
+* An **action** is a plain ``int`` in ``range(game.num_distinct_actions)``.
+  Multi-decision turns (a YINSH move followed by a row and a ring removal, a
+  RINGS placement followed by conversions) are several actions by the same
+  player.
+* Every action has a string in the game's notation
+  (:meth:`State.action_to_string`, :meth:`State.string_to_action`).
+* A **position string** (:meth:`State.position`, :meth:`Game.state_from_position`)
+  describes the state without its history; :meth:`State.serialize` and
+  :func:`ringgames.deserialize_state` round-trip a whole state with history.
+* Resignation and draw by agreement are not actions (no search should ever pick
+  them); they are methods, recorded in the history as :data:`RESIGN` /
+  :data:`AGREED_DRAW` entries so that undo and records still work.
+
+AI, records, the CLI and the server use only this module's API, never a
+game's internals.
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+from dataclasses import dataclass
+from typing import ClassVar, Iterable, Sequence
+
+__all__ = [
+    "TERMINAL",
+    "RESIGN",
+    "AGREED_DRAW",
+    "RingGamesError",
+    "NotationError",
+    "IllegalActionError",
+    "Outcome",
+    "Game",
+    "State",
+]
+
+#: ``State.current_player()`` of a finished game (OpenSpiel's kTerminalPlayerId).
+TERMINAL = -4
+
+#: Pseudo-action stored in the history when a player resigns.
+RESIGN = -1
+#: Pseudo-action stored in the history when the players agree a draw.
+AGREED_DRAW = -2
+
+
+class RingGamesError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class NotationError(RingGamesError, ValueError):
+    """A string is not valid notation (a move, a position, a record line)."""
+
+
+class IllegalActionError(RingGamesError, ValueError):
+    """A well-formed action that the rules do not allow in this state.
+
+    ``legal`` holds the legal actions as strings, so that callers (the
+    terminal player, the server) can show them.
+    """
+
+    def __init__(self, message: str, legal: Sequence[str] = ()):
+        super().__init__(message)
+        self.legal = list(legal)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended.
+
+    ``winners`` holds seat indices (empty for a draw between everybody);
+    ``reason`` is a short word: ``"rings"``, ``"markers"``, ``"blocked"``,
+    ``"resign"``, ``"agreement"``, ``"goal"``, ``"repetition"``, ``"passes"``, ...
+    """
+
+    winners: tuple[int, ...]
+    reason: str
+
+    def is_draw(self, num_players: int) -> bool:
+        return len(self.winners) == 0 or len(self.winners) == num_players
+
+
+class Game(abc.ABC):
+    """A game with fixed parameters (variant, number of players).
+
+    Subclasses set the class attributes and implement :meth:`new_initial_state`
+    and :meth:`state_from_position`.
+    """
+
+    #: Registry name, e.g. ``"yinsh"``.
+    name: ClassVar[str]
+    #: Human name, e.g. ``"YINSH"``.
+    title: ClassVar[str]
+    #: Variant names; the first one is the default.
+    variants: ClassVar[tuple[str, ...]]
+    #: Allowed numbers of players (min, max).
+    player_range: ClassVar[tuple[int, int]] = (2, 2)
+    #: True when returns always sum to 0.
+    zero_sum: ClassVar[bool] = True
+
+    def __init__(self, variant: str | None = None, players: int | None = None):
+        variant = (variant or self.variants[0]).lower()
+        aliases = getattr(self, "variant_aliases", {})
+        variant = aliases.get(variant, variant)
+        if variant not in self.variants:
+            raise ValueError(
+                f"unknown {self.name} variant {variant!r}; choose one of {', '.join(self.variants)}"
+            )
+        lo, hi = self.player_range
+        players = lo if players is None else int(players)
+        if not lo <= players <= hi:
+            raise ValueError(f"{self.title} is played by {lo}–{hi} players, not {players}")
+        self.variant = variant
+        self.num_players = players
+
+    # -- description -------------------------------------------------
+    @property
+    @abc.abstractmethod
+    def seat_names(self) -> tuple[str, ...]:
+        """Names of the seats in turn order, e.g. ``("white", "black")``."""
+
+    @property
+    @abc.abstractmethod
+    def num_distinct_actions(self) -> int:
+        """Size of the action space: every action id is below this."""
+
+    def params(self) -> dict[str, str]:
+        """The parameters that recreate this game (used by records and serialisation)."""
+        return {"variant": self.variant, "players": str(self.num_players)}
+
+    # -- states ------------------------------------------------------
+    @abc.abstractmethod
+    def new_initial_state(self) -> "State":
+        """The state at the start of a game."""
+
+    @abc.abstractmethod
+    def state_from_position(self, position: str) -> "State":
+        """A state (with empty history) from a position string.
+
+        Raises :class:`NotationError` naming what is wrong.
+        """
+
+    def __repr__(self) -> str:
+        extra = f", players={self.num_players}" if self.player_range != (2, 2) else ""
+        return f"load_game({self.name!r}, variant={self.variant!r}{extra})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and (self.name, self.params()) == (other.name, other.params())
+
+    def __hash__(self) -> int:
+        return hash((self.name, tuple(sorted(self.params().items()))))
+
+
+class State(abc.ABC):
+    """A position plus its history, with the rules to move on.
+
+    Subclasses implement the abstract methods; the rest (validated play,
+    resignation, perft, serialisation, returns) is generic.
+    """
+
+    game: Game
+
+    # -- rules: what subclasses implement ----------------------------
+    @abc.abstractmethod
+    def current_player(self) -> int:
+        """Seat index of the player to decide, or :data:`TERMINAL`."""
+
+    @abc.abstractmethod
+    def legal_actions(self) -> list[int]:
+        """The legal actions, sorted ascending; empty when terminal."""
+
+    @abc.abstractmethod
+    def apply_action(self, action: int) -> None:
+        """Play ``action`` for the current player.
+
+        For speed this does **not** check legality: the action must come from
+        :meth:`legal_actions`. Use :meth:`play` for untrusted input.
+        """
+
+    @abc.abstractmethod
+    def _undo_action(self, action: int) -> None:
+        """Take back the last action, which was ``action`` (not RESIGN/AGREED_DRAW)."""
+
+    @abc.abstractmethod
+    def clone(self) -> "State":
+        """An independent copy (history included)."""
+
+    @abc.abstractmethod
+    def _rules_outcome(self) -> Outcome | None:
+        """The outcome the rules give this position, or None while it goes on."""
+
+    @abc.abstractmethod
+    def action_to_string(self, action: int) -> str:
+        """The action in the game's notation (lower/upper case as the spec says)."""
+
+    @abc.abstractmethod
+    def _parse_action(self, text: str) -> int:
+        """Parse notation to an action id; may raise NotationError. Legality is checked by the caller."""
+
+    @abc.abstractmethod
+    def position(self) -> str:
+        """The position string (no history); see the game's docs for the format."""
+
+    @property
+    @abc.abstractmethod
+    def history(self) -> list[int]:
+        """Actions applied so far (RESIGN/AGREED_DRAW entries included)."""
+
+    # -- generic -----------------------------------------------------
+    # Subclasses keep self._resigned (list of seats) and self._agreed (bool)
+    _resigned: list[int]
+    _agreed: bool
+
+    @property
+    def num_players(self) -> int:
+        return self.game.num_players
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or None while it goes on."""
+        if self._agreed:
+            return Outcome((), "agreement")
+        if self._resigned:
+            left = self.active_players()
+            if len(left) <= 1:
+                return Outcome(tuple(left), "resign")
+        return self._rules_outcome()
+
+    def active_players(self) -> list[int]:
+        """Seats that have not resigned."""
+        return [p for p in range(self.num_players) if p not in self._resigned]
+
+    def is_terminal(self) -> bool:
+        return self.outcome() is not None
+
+    def returns(self) -> list[float]:
+        """Per-seat rewards of a finished game (all 0.0 while it goes on).
+
+        Two players: +1 win, -1 loss, 0 draw. More players: the winners share
+        +1 between them, the others share -1 (so returns sum to 0).
+        """
+        out = self.outcome()
+        n = self.num_players
+        if out is None or out.is_draw(n):
+            return [0.0] * n
+        w = len(out.winners)
+        return [1.0 / w if p in out.winners else -1.0 / (n - w) for p in range(n)]
+
+    def winners(self) -> tuple[int, ...]:
+        out = self.outcome()
+        return () if out is None else out.winners
+
+    def result_string(self) -> str:
+        """``white`` / ``black`` / ... (the winning seat name), ``draw``, or ``none`` if unfinished.
+
+        Shared wins (RINGS) join the seat names with ``+``.
+        """
+        out = self.outcome()
+        if out is None:
+            return "none"
+        if out.is_draw(self.num_players):
+            return "draw"
+        names = self.game.seat_names
+        return "+".join(names[p] for p in out.winners)
+
+    def is_legal(self, action: int) -> bool:
+        return action in self.legal_actions()
+
+    def string_to_action(self, text: str) -> int:
+        """Parse an action in the game's notation and check that it is legal here.
+
+        Raises :class:`NotationError` for text that is no action, and
+        :class:`IllegalActionError` (with the legal actions) for a legal-looking
+        action that is not allowed now.
+        """
+        if self.is_terminal():
+            raise IllegalActionError(f"the game is over; {text!r} cannot be played")
+        action = self._parse_action(text.strip())
+        if not self.is_legal(action):
+            legal = [self.action_to_string(a) for a in self.legal_actions()]
+            raise IllegalActionError(
+                f"{text.strip()!r} is not legal here ({self.game.seat_names[self.current_player()]} to play)",
+                legal,
+            )
+        return action
+
+    def play(self, action: int | str) -> int:
+        """Validated apply: an action id or notation string. Returns the action id.
+
+        Raises :class:`IllegalActionError` / :class:`NotationError`; the state
+        is unchanged on error.
+        """
+        if isinstance(action, str):
+            action = self.string_to_action(action)
+        else:
+            if self.is_terminal() or not self.is_legal(action):
+                legal = [self.action_to_string(a) for a in self.legal_actions()]
+                raise IllegalActionError(f"action {action} is not legal here", legal)
+        self.apply_action(action)
+        return action
+
+    def undo_action(self) -> int:
+        """Take back the last history entry (an action, a resignation or an agreed draw)."""
+        if not self.history:
+            raise IndexError("nothing to undo")
+        last = self.history[-1]
+        if last == RESIGN:
+            self.history.pop()
+            self._resigned.pop()
+            self._after_resign_undo()
+        elif last == AGREED_DRAW:
+            self.history.pop()
+            self._agreed = False
+        else:
+            self._undo_action(last)
+        return last
+
+    def resign(self, player: int | None = None) -> None:
+        """``player`` (default: the player to move) resigns."""
+        if self.is_terminal():
+            raise IllegalActionError("the game is already over")
+        if player is None:
+            player = self.current_player()
+        if player not in self.active_players():
+            raise IllegalActionError(f"seat {player} cannot resign")
+        self._resigned.append(player)
+        self.history.append(RESIGN)
+        self._after_resign()
+
+    def agree_draw(self) -> None:
+        """End the game as a draw by agreement."""
+        if self.is_terminal():
+            raise IllegalActionError("the game is already over")
+        self._agreed = True
+        self.history.append(AGREED_DRAW)
+
+    def _after_resign(self) -> None:
+        """Hook for games where play continues after a resignation (RINGS)."""
+
+    def _after_resign_undo(self) -> None:
+        """Hook undoing :meth:`_after_resign`."""
+
+    # -- records support --------------------------------------------------
+    def record_omits(self, action: int) -> bool:
+        """True if a record line leaves this action implicit (RINGS' ``end``)."""
+        return False
+
+    def implicit_turn_end(self) -> int | None:
+        """After a record line: an action that ends the line's turn if the rules wait for it."""
+        return None
+
+    def summary(self) -> dict:
+        """Game-specific facts for ``ringgames replay`` (e.g. rings removed)."""
+        return {}
+
+    # -- search helpers ----------------------------------------------
+    def perft(self, depth: int) -> int:
+        """Number of nodes at ``depth`` plies of the action tree (see each game's rules)."""
+        if depth == 0:
+            return 1
+        if self.is_terminal():
+            return 0
+        actions = self.legal_actions()
+        if depth == 1:
+            return len(actions)
+        total = 0
+        for a in actions:
+            self.apply_action(a)
+            total += self.perft(depth - 1)
+            self.undo_action()
+        return total
+
+    # -- serialisation -----------------------------------------------
+    def serialize(self) -> str:
+        """A JSON string that :func:`ringgames.deserialize_state` turns back into this state."""
+        return json.dumps(
+            {
+                "game": self.game.name,
+                "params": self.game.params(),
+                "start": self._start_position(),
+                "history": [
+                    "resign" if a == RESIGN else "draw" if a == AGREED_DRAW else a for a in self.history
+                ],
+                "resigned": list(self._resigned),
+            },
+            separators=(",", ":"),
+        )
+
+    def _start_position(self) -> str | None:
+        """Position string the game started from, or None for the standard start."""
+        return getattr(self, "_start", None)
+
+    def action_strings(self) -> list[str]:
+        """The history in notation (needs a replay; resign/draw appear as ``resign``/``draw``)."""
+        game = self.game
+        start = self._start_position()
+        s = game.new_initial_state() if start is None else game.state_from_position(start)
+        out = []
+        resigned = iter(self._resigned)
+        for a in self.history:
+            if a == RESIGN:
+                out.append("resign")
+                s.resign(next(resigned))
+            elif a == AGREED_DRAW:
+                out.append("draw")
+                s.agree_draw()
+            else:
+                out.append(s.action_to_string(a))
+                s.apply_action(a)
+        return out
+
+    def __str__(self) -> str:
+        return self.position()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.position()!r}>"
+
+
+def apply_strings(state: State, tokens: Iterable[str]) -> State:
+    """Play notation tokens one by one (validated); returns the state.
+
+    Raises :class:`IllegalActionError` / :class:`NotationError` with the
+    1-based token number in the message.
+    """
+    for i, tok in enumerate(tokens, 1):
+        try:
+            if tok.lower() == "resign":
+                state.resign()
+            elif tok.lower() == "draw":
+                state.agree_draw()
+            else:
+                state.play(tok)
+        except RingGamesError as exc:
+            raise type(exc)(f"action {i} ({tok!r}): {exc}", *([exc.legal] if isinstance(exc, IllegalActionError) else [])) from None
+    return state

@@ -1,0 +1,332 @@
+"""Game records: one format for all games (``.rgn``), plus importers.
+
+The ``.rgn`` format is PGN-like::
+
+    [Game "yinsh"]
+    [Variant "standard"]
+    [Players "2"]
+    [White "alice"]
+    [Black "bob"]
+    [Date "2026.11.30"]
+    [Result "white"]
+    [Termination "rings"]
+
+    1. e3
+    2. a5
+    ...
+    h7-g7 xg5-g9 xa5   ; a comment runs to the end of the line
+
+* Tag pairs ``[Key "value"]`` come first (``\\"`` and ``\\\\`` escape inside
+  values). ``Game`` is required; ``Variant`` and ``Players`` default to the
+  game's defaults; ``Position`` gives a start position string.
+* Then one **turn** per line: the actions one player takes in a row, in the
+  game's notation, separated by spaces. A move number such as ``12.`` may lead
+  a line; ``;`` starts a comment. ``resign`` (optionally ``resign <seat>``) and
+  ``draw`` (agreed) are special lines.
+* Several games may follow one another in one file; each starts with its tags.
+
+Other formats (boardspace.net YINSH files, the official GIPF notation) register
+an importer with :func:`register_format`; :func:`load_file` detects the format
+from the content.
+
+>>> from ringgames import load_game
+>>> s = load_game("yinsh").new_initial_state()
+>>> for a in ["e3", "a5"]: _ = s.play(a)
+>>> rec = Record.from_state(s, {"White": "alice"})
+>>> print(rec.dumps())  # doctest: +NORMALIZE_WHITESPACE
+[Game "yinsh"]
+[Variant "standard"]
+[Players "2"]
+[White "alice"]
+[Result "none"]
+<BLANKLINE>
+1. e3
+2. a5
+<BLANKLINE>
+>>> loads(rec.dumps())[0].replay().position() == s.position()
+True
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
+
+__all__ = [
+    "RecordError",
+    "Turn",
+    "Record",
+    "loads",
+    "load_file",
+    "save_file",
+    "register_format",
+    "detect_format",
+]
+
+
+class RecordError(RingGamesError, ValueError):
+    """A record that cannot be read or replayed; the message names source, place and reason."""
+
+
+@dataclass
+class Turn:
+    """One turn of a record: tokens in notation, where they came from, and (optionally) who played."""
+
+    tokens: list[str]
+    where: str = ""
+    player: int | None = None
+
+
+@dataclass
+class Record:
+    """A game record: tags plus turns. ``replay()`` turns it into a :class:`State`."""
+
+    game: str
+    tags: dict[str, str] = field(default_factory=dict)
+    turns: list[Turn] = field(default_factory=list)
+    source: str = "<string>"
+    format: str = "rgn"
+
+    # -- building --------------------------------------------------------
+    @classmethod
+    def from_state(cls, state: State, tags: dict[str, str] | None = None) -> "Record":
+        """A record of ``state``'s history; one turn per run of actions by one player."""
+        game = state.game
+        params = game.params()
+        head = {"Game": game.name, "Variant": params.get("variant", ""), "Players": params.get("players", "")}
+        start = state._start_position()
+        if start is not None:
+            head["Position"] = start
+        head.update(tags or {})
+        head["Result"] = state.result_string()
+        out = state.outcome()
+        if out is not None:
+            head["Termination"] = out.reason
+        s = game.new_initial_state() if start is None else game.state_from_position(start)
+        turns: list[Turn] = []
+        cur: Turn | None = None
+        resigned = iter(state._resigned)
+        for a in state.history:
+            if a == RESIGN:
+                seat = next(resigned)
+                tok = "resign" if seat == s.current_player() else f"resign {game.seat_names[seat]}"
+                turns.append(Turn([tok]))
+                s.resign(seat)
+                cur = None
+                continue
+            if a == AGREED_DRAW:
+                turns.append(Turn(["draw"]))
+                s.agree_draw()
+                cur = None
+                continue
+            p = s.current_player()
+            text = s.action_to_string(a)
+            omit = s.record_omits(a)
+            s.apply_action(a)
+            if cur is None or cur.player != p:
+                cur = Turn([], player=p)
+                turns.append(cur)
+            if not omit:
+                cur.tokens.append(text)
+        turns = [t for t in turns if t.tokens]
+        return cls(game.name, head, turns, source="<state>")
+
+    # -- replay ----------------------------------------------------------
+    def make_game(self):
+        from . import load_game
+
+        try:
+            return load_game(self.game, self.tags.get("Variant") or None, self.tags.get("Players") or None)
+        except ValueError as exc:
+            raise RecordError(f"{self.source}: {exc}") from None
+
+    def replay(self, *, stop_on_error: bool = True) -> State:
+        """Replay the turns; raises :class:`RecordError` naming source, place, move and reason."""
+        game = self.make_game()
+        try:
+            start = self.tags.get("Position")
+            state = game.new_initial_state() if not start else game.state_from_position(start)
+        except NotationError as exc:
+            raise RecordError(f"{self.source}: bad Position tag: {exc}") from None
+        for n, turn in enumerate(self.turns, 1):
+            line_player = None
+            for tok in turn.tokens:
+                where = f"{self.source}: {turn.where + ', ' if turn.where else ''}turn {n} ({' '.join(turn.tokens)})"
+                low = tok.lower()
+                try:
+                    if low.startswith("resign"):
+                        parts = low.split()
+                        if len(parts) > 1:
+                            seat = _seat_index(game, parts[1])
+                        elif turn.player is not None:
+                            seat = turn.player
+                        else:
+                            seat = state.current_player()
+                        state.resign(seat)
+                        continue
+                    if low == "draw":
+                        state.agree_draw()
+                        continue
+                    if state.is_terminal():
+                        raise IllegalActionError(f"the game is already over ({state.result_string()})")
+                    p = state.current_player()
+                    if line_player is None:
+                        line_player = p
+                        if turn.player is not None and turn.player != p:
+                            raise IllegalActionError(
+                                f"it is {game.seat_names[p]}'s turn, not {game.seat_names[turn.player]}'s"
+                            )
+                    elif p != line_player:
+                        raise IllegalActionError(
+                            f"{tok!r} is {game.seat_names[p]}'s action, but this turn is {game.seat_names[line_player]}'s"
+                        )
+                    state.play(tok)
+                except RingGamesError as exc:
+                    msg = f"{where}: {tok!r}: {exc}"
+                    if isinstance(exc, IllegalActionError) and exc.legal and len(exc.legal) <= 40:
+                        msg += f" (legal: {' '.join(exc.legal)})"
+                    raise RecordError(msg) from None
+            if not state.is_terminal() and line_player is not None and state.current_player() == line_player:
+                end = state.implicit_turn_end()
+                if end is not None:
+                    state.apply_action(end)
+        return state
+
+    # -- text ------------------------------------------------------------
+    def dumps(self) -> str:
+        """The record as ``.rgn`` text."""
+        lines = [f'[{k} "{_escape(v)}"]' for k, v in self.tags.items()]
+        lines.append("")
+        for i, t in enumerate(self.turns, 1):
+            lines.append(f"{i}. {' '.join(t.tokens)}")
+        return "\n".join(lines) + "\n"
+
+    def __repr__(self) -> str:
+        return f"<Record {self.game} {self.source} {len(self.turns)} turns>"
+
+
+def _seat_index(game, name: str) -> int:
+    names = [s.lower() for s in game.seat_names]
+    if name.lower() in names:
+        return names.index(name.lower())
+    if name.isdigit() and int(name) < game.num_players:
+        return int(name)
+    raise NotationError(f"unknown seat {name!r} (seats: {', '.join(game.seat_names)})")
+
+
+def _escape(v: str) -> str:
+    return v.replace("\\", "\\\\").replace('"', '\\"')
+
+
+_TAG = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$')
+_MOVENO = re.compile(r"^\d+\.+$")
+
+
+def _parse_rgn(text: str, source: str) -> list[Record]:
+    records: list[Record] = []
+    cur: Record | None = None
+    in_tags = False
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.split(";", 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith("["):
+            m = _TAG.match(line)
+            if not m:
+                raise RecordError(f"{source}: line {lineno}: malformed tag {raw.strip()!r}")
+            if not in_tags:
+                cur = Record(game="", source=source)
+                records.append(cur)
+                in_tags = True
+            key, val = m.group(1), re.sub(r"\\(.)", r"\1", m.group(2))
+            cur.tags[key] = val
+            if key == "Game":
+                cur.game = val.lower()
+            continue
+        in_tags = False
+        if cur is None:
+            raise RecordError(f"{source}: line {lineno}: moves before any [Game \"...\"] tag")
+        tokens = line.split()
+        if tokens and _MOVENO.match(tokens[0]):
+            tokens = tokens[1:]
+        elif tokens and re.match(r"^\d+\.", tokens[0]):
+            tokens[0] = re.sub(r"^\d+\.+", "", tokens[0])
+        if not tokens:
+            continue
+        if tokens[0].lower() == "resign":
+            tokens = [" ".join(tokens)]
+        cur.turns.append(Turn(tokens, where=f"line {lineno}"))
+    for r in records:
+        if not r.game:
+            raise RecordError(f"{source}: a game has no [Game \"...\"] tag")
+    return records
+
+
+# -- formats --------------------------------------------------------------
+Parser = Callable[[str, str], list[Record]]
+_FORMATS: list[tuple[str, Callable[[str], bool], Parser]] = [
+    ("rgn", lambda text: bool(re.search(r'^\s*\[\s*Game\s+"', text, re.M)), _parse_rgn),
+]
+_LOADED_PLUGINS = False
+
+
+def register_format(name: str, detect: Callable[[str], bool], parse: Parser) -> None:
+    """Add an importer: ``detect(text)`` says if it applies, ``parse(text, source)`` returns records."""
+    _FORMATS.append((name, detect, parse))
+
+
+def _load_plugins() -> None:
+    global _LOADED_PLUGINS
+    if not _LOADED_PLUGINS:
+        _LOADED_PLUGINS = True
+        import importlib
+
+        from . import GAMES
+
+        for spec in GAMES.values():
+            mod = spec.split(":")[0] + ".formats"
+            try:
+                importlib.import_module(mod)
+            except ModuleNotFoundError as exc:
+                if exc.name != mod:
+                    raise
+
+
+def detect_format(text: str) -> str | None:
+    """The name of the format of ``text``, or None if no importer recognises it."""
+    _load_plugins()
+    for name, detect, _ in _FORMATS:
+        if detect(text):
+            return name
+    return None
+
+
+def loads(text: str, source: str = "<string>") -> list[Record]:
+    """Parse records from text in any registered format (detected). Raises RecordError."""
+    _load_plugins()
+    for name, detect, parse in _FORMATS:
+        if detect(text):
+            recs = parse(text, source)
+            for r in recs:
+                r.format = name
+            return recs
+    raise RecordError(f"{source}: unknown record format (not .rgn, boardspace or GIPF notation)")
+
+
+def load_file(path: str | Path) -> list[Record]:
+    """Read records from a file; raises RecordError (file name included) for unreadable input."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise RecordError(f"{p}: cannot read: {exc.strerror}") from None
+    return loads(text, str(p))
+
+
+def save_file(path: str | Path, records: list[Record]) -> None:
+    """Write records as ``.rgn`` text."""
+    Path(path).write_text("\n".join(r.dumps() for r in records), encoding="utf-8")
