@@ -146,6 +146,10 @@ class Game(abc.ABC):
         Raises :class:`NotationError` naming what is wrong.
         """
 
+    def perft_benchmark(self) -> tuple["State", int]:
+        """A (state, depth) pair whose perft takes about a second: used by ``ringgames bench``."""
+        return self.new_initial_state(), 2
+
     def __repr__(self) -> str:
         extra = f", players={self.num_players}" if self.player_range != (2, 2) else ""
         return f"load_game({self.name!r}, variant={self.variant!r}{extra})"
@@ -357,6 +361,16 @@ class State(abc.ABC):
     def summary(self) -> dict:
         """Game-specific facts for ``ringgames replay`` (e.g. rings removed)."""
         return {}
+
+    # -- people ------------------------------------------------------------
+    def render(self) -> str:
+        """A drawing of the position for a terminal (games override it)."""
+        return self.position()
+
+    def input_choices(self, text: str) -> list[str]:
+        """Legal action strings that complete the partial input ``text`` (step-by-step entry)."""
+        text = text.strip().lower()
+        return [s for s in (self.action_to_string(a) for a in self.legal_actions()) if s.lower().startswith(text)]
 
     # -- search helpers ----------------------------------------------
     def perft(self, depth: int) -> int:
