@@ -1,0 +1,299 @@
+"""The ``ringgames`` command: perft, replay, play, bench.
+
+Every command drives the games through the game protocol only.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import click
+
+from . import GAMES, load_game
+from .protocol import IllegalActionError, NotationError, RingGamesError, apply_strings
+
+
+def _game(name, variant=None, players=None):
+    try:
+        return load_game(name, variant, players)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _start_state(game, position, moves):
+    try:
+        state = game.new_initial_state() if not position else game.state_from_position(position)
+        if moves:
+            apply_strings(state, moves.replace(",", " ").split())
+    except RingGamesError as exc:
+        raise click.UsageError(str(exc)) from None
+    return state
+
+
+game_arg = click.argument("game", type=click.Choice(sorted(GAMES), case_sensitive=False))
+variant_opt = click.option("--variant", default=None, help="Variant (YINSH: standard|blitz; Gygès: standard|beginner).")
+players_opt = click.option("--players", type=int, default=None, help="Number of players (RINGS: 2–6).")
+position_opt = click.option("--position", default=None, help="Start from this position string.")
+moves_opt = click.option("--moves", default=None, help='Actions to play first, in notation, space-separated: "e3 a5 ...".')
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ringgames")
+def main():
+    """ringgames: exact engines and play for YINSH, Gygès and RINGS."""
+
+
+@main.command()
+@game_arg
+@click.argument("depth", type=click.IntRange(0))
+@variant_opt
+@players_opt
+@position_opt
+@moves_opt
+@click.option("--divide", is_flag=True, help="Print the count below each legal action first.")
+def perft(game, depth, variant, players, position, moves, divide):
+    """Count the nodes DEPTH plies deep (the count is the last line)."""
+    g = _game(game, variant, players)
+    state = _start_state(g, position, moves)
+    t0 = time.perf_counter()
+    if divide and depth > 0:
+        total = 0
+        for a in state.legal_actions():
+            name = state.action_to_string(a)
+            state.apply_action(a)
+            n = state.perft(depth - 1)
+            state.undo_action()
+            click.echo(f"{name}: {n}")
+            total += n
+        # divide sums the action tree; games that merge children (Gygès) report their own perft
+        total = state.perft(depth)
+    else:
+        total = state.perft(depth)
+    dt = time.perf_counter() - t0
+    click.echo(f"# {g.title} {g.variant} depth {depth}: {dt:.3f} s, {total / dt if dt else 0:,.0f} nodes/s", err=True)
+    click.echo(total)
+
+
+def _replay_row(path, rec, state):
+    game = state.game
+    out = state.outcome()
+    row = {
+        "file": path,
+        "game": game.name,
+        "variant": game.variant,
+        "players": {seat: rec.tags.get(seat.capitalize(), "") for seat in game.seat_names},
+        "winner": state.result_string(),
+        "end": out.reason if out else "none",
+    }
+    row.update(state.summary())
+    return row
+
+
+@main.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per game and line.")
+@click.option("--save", "save_dir", type=click.Path(file_okay=False), default=None, help="Also write each game as .rgn here.")
+def replay(files, as_json, save_dir):
+    """Replay game records (any supported format) and print each result.
+
+    Errors name the file, the place and the reason; the run goes on with the
+    other files and exits with status 1 if any failed.
+    """
+    from pathlib import Path
+
+    from tqdm import tqdm
+
+    from .records import Record, RecordError, load_file, save_file
+
+    failed = 0
+    ok = 0
+    bar = tqdm(files, unit="file", file=sys.stderr, disable=len(files) < 20, leave=False)
+    for path in bar:
+        try:
+            recs = load_file(path)
+            for i, rec in enumerate(recs):
+                state = rec.replay()
+                row = _replay_row(path, rec, state)
+                if as_json:
+                    bar.write(json.dumps(row, ensure_ascii=False), file=sys.stdout)
+                else:
+                    extra = " ".join(f"{k}={v}" for k, v in row.items() if k not in ("file", "game", "variant", "players", "winner", "end"))
+                    seats = " ".join(f"{k}={v or '?'}" for k, v in row["players"].items())
+                    bar.write(f"{path}: {row['game']} {row['variant']} {seats} winner={row['winner']} end={row['end']} {extra}".rstrip(), file=sys.stdout)
+                if save_dir:
+                    Path(save_dir).mkdir(parents=True, exist_ok=True)
+                    name = Path(path).stem + (f"-{i + 1}" if len(recs) > 1 else "") + ".rgn"
+                    save_file(Path(save_dir) / name, [Record.from_state(state, {k: v for k, v in rec.tags.items() if k not in ("Game", "Variant", "Players", "Result", "Termination")})])
+                ok += 1
+        except RecordError as exc:
+            failed += 1
+            bar.write(f"error: {exc}", file=sys.stderr)
+    bar.close()
+    click.echo(f"# {ok} game(s) replayed, {failed} file(s) failed", err=True)
+    sys.exit(1 if failed else 0)
+
+
+def _seat_specs(game, named: dict, seats: tuple) -> list[str]:
+    specs = ["human"] * game.num_players
+    if seats:
+        if len(seats) > game.num_players:
+            raise click.UsageError(f"{len(seats)} --seat options for {game.num_players} players")
+        specs[: len(seats)] = list(seats)
+    for seat, spec in named.items():
+        if spec is None:
+            continue
+        if seat not in game.seat_names:
+            raise click.UsageError(f"--{seat} does not apply to {game.title} (seats: {', '.join(game.seat_names)})")
+        specs[game.seat_names.index(seat)] = spec
+    return specs
+
+
+@main.command()
+@game_arg
+@variant_opt
+@players_opt
+@position_opt
+@moves_opt
+@click.option("--white", default=None, help="YINSH White: human or an agent spec (random, ...).")
+@click.option("--black", default=None, help="YINSH Black: human or an agent spec.")
+@click.option("--south", default=None, help="Gygès South: human or an agent spec.")
+@click.option("--north", default=None, help="Gygès North: human or an agent spec.")
+@click.option("--seat", "seats", multiple=True, help="Seats in turn order (RINGS): human or an agent spec; repeat per seat.")
+@click.option("--setup", default=None, help="Gygès: arrangements SOUTH,NORTH, e.g. 321123,123321 (or 'random').")
+@click.option("--seed", type=int, default=None, help="Seed for random agents and random setups.")
+@click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None, help="Write the game to this .rgn file at the end.")
+def play(game, variant, players, position, moves, white, black, south, north, seats, setup, seed, save_path):
+    """Play in the terminal; type actions in the game's notation.
+
+    Also: `?` lists legal actions, `undo` takes back your last turn, `resign`,
+    `quit` (prints the record so far). Works when driven through a pipe.
+    """
+    import random as _random
+
+    from .ai.agents import make_agent
+    from .records import Record, save_file
+
+    g = _game(game, variant, players)
+    state = _start_state(g, position, moves)
+    if setup:
+        parts = [p.strip() for p in setup.split(",")]
+        rng = _random.Random(seed)
+        for part in parts:
+            if part.lower() == "random":
+                part = state.action_to_string(rng.choice(state.legal_actions()))
+            try:
+                state.play(part)
+            except RingGamesError as exc:
+                raise click.UsageError(f"--setup {part}: {exc}") from None
+    specs = _seat_specs(g, {"white": white, "black": black, "south": south, "north": north}, seats)
+    agents = {}
+    for i, spec in enumerate(specs):
+        if spec.lower() != "human":
+            try:
+                if seed is not None and spec.lower() == "random":
+                    spec = f"random:seed={seed + i}"
+                agents[i] = make_agent(spec)
+            except ValueError as exc:
+                raise click.UsageError(str(exc)) from None
+    names = g.seat_names
+    click.echo(f"{g.title} ({g.variant}) — " + ", ".join(f"{n}: {s}" for n, s in zip(names, specs)))
+
+    def finish(code=0):
+        if save_path:
+            save_file(save_path, [Record.from_state(state, {n.capitalize(): s for n, s in zip(names, specs)})])
+            click.echo(f"saved to {save_path}")
+        sys.exit(code)
+
+    last_drawn = None
+    while not state.is_terminal():
+        p = state.current_player()
+        if p in agents:
+            a = agents[p].choose(state)
+            click.echo(f"{names[p]} plays {state.action_to_string(a)}")
+            state.apply_action(a)
+            continue
+        if last_drawn != len(state.history):
+            click.echo(state.render())
+            last_drawn = len(state.history)
+        click.echo(f"{names[p]} to play> ", nl=False)
+        line = sys.stdin.readline()
+        if not line:
+            click.echo("\ninput ended; the game is unfinished. Record so far:")
+            click.echo(Record.from_state(state).dumps())
+            finish(1)
+        text = line.split(";")[0].strip()
+        if not text:
+            continue
+        low = text.lower()
+        if low in ("?", "help", "moves"):
+            click.echo("legal: " + " ".join(state.action_to_string(a) for a in state.legal_actions()))
+            continue
+        if low == "quit":
+            click.echo(Record.from_state(state).dumps())
+            finish(0)
+        if low == "resign":
+            state.resign(p)
+            continue
+        if low == "undo":
+            if not state.history:
+                click.echo("nothing to undo")
+                continue
+            # take back to before this human's previous decision
+            state.undo_action()
+            while state.history and state.current_player() in agents:
+                state.undo_action()
+            continue
+        for tok in text.split():
+            try:
+                state.play(tok)
+            except (NotationError, IllegalActionError) as exc:
+                choices = state.input_choices(tok) if not state.is_terminal() else []
+                if choices and len(choices) < len(state.legal_actions()):
+                    click.echo(f"{tok!r} is not a complete action; choose one of: {' '.join(choices)}")
+                else:
+                    click.echo(f"illegal: {exc}")
+                    legal = getattr(exc, "legal", None) or [state.action_to_string(a) for a in state.legal_actions()]
+                    click.echo("legal: " + " ".join(legal))
+                break
+            if state.is_terminal() or state.current_player() != p:
+                break
+    click.echo(state.render())
+    out = state.outcome()
+    res = state.result_string()
+    click.echo(f"Result: {res}" + ("" if res in ("draw", "none") else " wins") + f" ({out.reason})")
+    finish(0)
+
+
+@main.command()
+@click.argument("game", required=False, type=click.Choice(sorted(GAMES), case_sensitive=False))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
+@click.option("--seconds", type=float, default=2.0, show_default=True, help="Time spent on random playouts per game.")
+def bench(game, as_json, seconds):
+    """Measure engine speed: random playouts/s, actions/s, perft nodes/s."""
+    from .bench import bench_game, machine_description
+
+    games = [game] if game else list(GAMES)
+    rows = []
+    for name in games:
+        try:
+            row = bench_game(name, seconds)
+        except ModuleNotFoundError as exc:
+            click.echo(f"# {name}: not available ({exc})", err=True)
+            continue
+        rows.append(row)
+        if as_json:
+            click.echo(json.dumps(row))
+    if not as_json:
+        click.echo(f"# {machine_description()}, single thread")
+        click.echo(f"{'game':<8} {'playouts/s':>11} {'actions/s':>11} {'actions/game':>13} {'perft':>8} {'nodes/s':>11}")
+        for r in rows:
+            click.echo(
+                f"{r['game']:<8} {r['playouts_per_s']:>11,.1f} {r['actions_per_s']:>11,.0f} {r['mean_actions_per_game']:>13,.1f}"
+                f" {'d=' + str(r['perft_depth']):>8} {r['perft_nodes_per_s']:>11,.0f}"
+            )
+
+
+if __name__ == "__main__":
+    main()
