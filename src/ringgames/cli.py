@@ -109,7 +109,7 @@ def replay(files, as_json, save_dir):
 
     failed = 0
     ok = 0
-    bar = tqdm(files, unit="file", file=sys.stderr, disable=len(files) < 20, leave=False)
+    bar = tqdm(files, unit="file", file=sys.stderr, disable=len(files) < 20 or not sys.stderr.isatty(), leave=False)
     for path in bar:
         try:
             recs = load_file(path)
