@@ -117,3 +117,50 @@ def test_cli_replay_goes_on_after_a_bad_file_and_exits_nonzero(tmp_path, shared,
     assert r.exit_code == 1
     assert "bad.sgf" in r.stderr and "'a1'" in r.stderr
     assert f"winner={index[0]['winner']}" in r.stdout
+
+
+def test_gipf_short_and_long_forms_and_opponent_removals():
+    from ringgames.games.yinsh.formats import parse_gipf, to_gipf
+
+    from .helpers import state as make_state
+
+    # a game reaching a white row, written in short form (row omitted) and in long form
+    opening = "1.e3 2.a5 3.b5 4.c6 5.d6 6.e4 7.h7 8.g2 9.g3 10.g8"
+    s = parse_gipf(opening)[0].replay()
+    long_text = to_gipf(s)
+    assert long_text == opening
+    # opponent-row removal written before one's own move: "xa5;d3-b3"
+    text = opening + " 11.g3-g4 12.a5-a4"
+    assert parse_gipf(text)[0].replay().summary()["ring_moves"] == 2
+    with pytest.raises(RecordError, match="move 12"):
+        parse_gipf(opening + " 11.g3-g4 12.a5-a1")
+    with pytest.raises(RecordError, match="expected move number 3"):
+        parse_gipf("1.e3 2.a5 4.b5")
+
+
+def test_gipf_short_form_row_is_resolved_when_unambiguous():
+    from ringgames.games.yinsh.formats import parse_gipf, to_gipf
+    from ringgames.records import Record
+
+    # play a random game until White removes a row, then write it in short form
+    import random
+
+    from ringgames import load_game
+
+    for seed in range(200):
+        rng = random.Random(seed)
+        s = load_game("yinsh").new_initial_state()
+        while not s.is_terminal() and not (s.phase == "row" and len(s.legal_actions()) == 1):
+            s.apply_action(rng.choice(s.legal_actions()))
+        if not s.is_terminal():
+            break
+    s.apply_action(s.legal_actions()[0])  # the row
+    s.apply_action(s.legal_actions()[0])  # a ring
+    long_text = to_gipf(s)
+    short_text = " ".join(
+        (lambda n, body: n + "." + ";".join(
+            "x" + p.split("x")[-1] if p.startswith("x") and "-" in p else p for p in body.split(";")))(*tok.split("."))
+        for tok in long_text.split()
+    )
+    assert short_text != long_text
+    assert parse_gipf(short_text)[0].replay().history == s.history
