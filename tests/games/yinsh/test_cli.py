@@ -47,4 +47,4 @@ def test_bench_json_has_the_figures():
     row = json.loads(r.output.strip().splitlines()[-1])
     assert row["game"] == "yinsh" and row["playouts"] >= 1
     assert row["playouts_per_s"] > 0 and row["actions_per_s"] > row["playouts_per_s"]
-    assert row["perft_nodes"] == load_game("yinsh").new_initial_state().perft(row["perft_depth"])
+    assert (row["perft_depth"], row["perft_nodes"]) == (3, 486978)  # the rules' reference after placement
