@@ -243,6 +243,10 @@ class YinshState(State):
         c._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
         return c
 
+    def hash_key(self) -> int:
+        """A 64-bit key of the position array (equal positions, equal keys)."""
+        return hash(self.s.tobytes())
+
     def perft(self, depth: int) -> int:
         """perft in the compiled kernel (resignations and agreed draws end the tree)."""
         if self._agreed or self._resigned:
