@@ -292,7 +292,8 @@ def _load_plugins() -> None:
             try:
                 importlib.import_module(mod)
             except ModuleNotFoundError as exc:
-                if exc.name != mod:
+                # no formats module, or the game's package is not there (yet)
+                if exc.name != mod and not mod.startswith(f"{exc.name}."):
                     raise
 
 
