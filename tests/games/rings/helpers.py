@@ -10,6 +10,7 @@ from ringgames.games.rings.board import (
     CIRCLE_POINTS,
     NUM_CIRCLES,
     NUM_POINTS,
+    POINT_CIRCLES,
     circle_index,
     point_index,
 )
@@ -49,7 +50,7 @@ def reference(state):
         o = owner[pts[0]]
         if o in active and all(owner[p] == o for p in pts):
             rings[c] = o
-    safe = [any(rings[c] == owner[p] for c in range(NUM_CIRCLES) if p in CIRCLE_POINTS[c]) for p in range(NUM_POINTS)]
+    safe = [owner[p] >= 0 and any(rings[c] == owner[p] for c in POINT_CIRCLES[p]) for p in range(NUM_POINTS)]
     infl = []
     maj = []
     for c, pts in enumerate(CIRCLE_POINTS):
