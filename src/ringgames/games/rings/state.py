@@ -25,6 +25,8 @@ Each change of a point's owner updates its 1–3 circles in O(players) time.
 
 from __future__ import annotations
 
+from itertools import compress
+
 from ...protocol import TERMINAL, Game, NotationError, Outcome, State
 from .board import (
     CIRCLE_NAMES,
@@ -113,8 +115,8 @@ class RingsGame(Game):
         return s
 
     def perft_benchmark(self) -> tuple["RingsState", int]:
-        """The empty board at depth 2 (46,873 nodes with 2 players)."""
-        return self.new_initial_state(), 2
+        """The empty board at depth 3 (10,077,912 nodes with 2 players; about half a second)."""
+        return self.new_initial_state(), 3
 
 
 class RingsState(State):
@@ -151,6 +153,7 @@ class RingsState(State):
                 owner[pt] = n
         self._active = [p not in out for p in range(n)]
         self._num_active = n - len(out)
+        self._empty = [1 if o < 0 else 0 for o in owner]
         cnt = self._cnt = [0] * (NUM_CIRCLES * S)
         emp = self._emp = [0] * NUM_CIRCLES
         for c in _ALL_CIRCLES:
@@ -222,6 +225,7 @@ class RingsState(State):
         owner = self._owner
         old = owner[pt]
         owner[pt] = new
+        self._empty[pt] = 1 if new < 0 else 0
         n, S = self._n, self._S
         cnt, inf, tot, emp, uns, uns_tot = self._cnt, self._inf, self._tot, self._emp, self._uns, self._uns_tot
         for c in _PC[pt]:
@@ -320,6 +324,9 @@ class RingsState(State):
         out = self._out()
         return [p for p in range(self._n) if p not in out]
 
+    def is_terminal(self) -> bool:
+        return self._over()
+
     def current_player(self) -> int:
         return TERMINAL if self._over() else self._mover
 
@@ -327,8 +334,7 @@ class RingsState(State):
         if self._over():
             return []
         if self._phase == 0:
-            owner = self._owner
-            acts = [pt for pt in _ALL_POINTS if owner[pt] < 0]
+            acts = list(compress(_ALL_POINTS, self._empty))
             acts.append(PASS)
             return acts
         p = self._mover
@@ -376,7 +382,7 @@ class RingsState(State):
         s = RingsState.__new__(RingsState)
         s.__dict__.update(self.__dict__)
         for k in (
-            "_history", "_resigned", "_start_resigned", "_undo", "_resign_undo", "_owner", "_active",
+            "_history", "_resigned", "_start_resigned", "_undo", "_resign_undo", "_owner", "_empty", "_active",
             "_cnt", "_emp", "_ring", "_safe", "_inf", "_tot", "_uns", "_uns_tot", "_maj", "_conv",
             "_score", "_conv_count",
         ):  # fmt: skip
