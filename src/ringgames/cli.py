@@ -109,7 +109,7 @@ def replay(files, as_json, save_dir):
 
     failed = 0
     ok = 0
-    bar = tqdm(files, unit="file", file=sys.stderr, disable=len(files) < 20, leave=False)
+    bar = tqdm(files, unit="file", file=sys.stderr, disable=len(files) < 20 or not sys.stderr.isatty(), leave=False)
     for path in bar:
         try:
             recs = load_file(path)
@@ -224,6 +224,8 @@ def play(game, variant, players, position, moves, white, black, south, north, se
             click.echo(Record.from_state(state).dumps())
             finish(1)
         text = line.split(";")[0].strip()
+        if not sys.stdin.isatty():
+            click.echo(text)  # echo piped input so that transcripts read naturally
         if not text:
             continue
         low = text.lower()

@@ -292,9 +292,8 @@ def _load_plugins() -> None:
             try:
                 importlib.import_module(mod)
             except ModuleNotFoundError as exc:
-                # no formats module, or the game's package is not there (yet)
-                if exc.name != mod and not mod.startswith(f"{exc.name}."):
-                    raise
+                if exc.name is None or not mod.startswith(exc.name):
+                    raise  # a real import error inside an importer
 
 
 def detect_format(text: str) -> str | None:
