@@ -3,7 +3,7 @@
 import json
 
 from click.testing import CliRunner
-from helpers import make
+from .helpers import make
 
 from ringgames.cli import main
 from ringgames.records import Record

@@ -3,7 +3,7 @@
 import random
 
 import pytest
-from helpers import make, random_state
+from .helpers import make, random_state
 
 import ringgames
 from ringgames import NotationError, load_game

@@ -2,7 +2,7 @@
 
 import random
 
-from helpers import make, random_state, reference
+from .helpers import make, random_state, reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

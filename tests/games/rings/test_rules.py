@@ -1,7 +1,7 @@
 """The rules: every worked example of the spec, chains, multi-opponent conversion, passes, scores, resignation."""
 
 import pytest
-from helpers import ci, conv, make, owners
+from .helpers import ci, conv, make, owners
 
 from ringgames import TERMINAL, IllegalActionError, load_game
 from ringgames.games.rings.board import CIRCLE_POINTS, point_index
