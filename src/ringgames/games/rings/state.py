@@ -338,8 +338,7 @@ class RingsState(State):
             acts.append(PASS)
             return acts
         p = self._mover
-        conv = self._conv
-        acts = [CONVERT0 + c for c in _ALL_CIRCLES if conv[c] == p]
+        acts = [CONVERT0 + c for c, v in enumerate(self._conv) if v == p]
         acts.append(END)
         return acts
 
