@@ -157,3 +157,49 @@ def test_record_header_and_summary():
     text = rec.dumps()
     assert '[Players "3"]' in text and '[Result "draw"]' in text and '[Termination "passes"]' in text
     assert loads(text)[0].replay().summary() == {"scores": [0, 0, 0], "winners": [0, 1, 2]}
+
+
+def _mid_turn_start():
+    # red can convert LM12 and then LM14 (chain); blue holds K12 and M15, green A11
+    return make(3, {0: "L11 M11 N12 M13 L13 N14", 1: "K12 M15", 2: "A11"})
+
+
+def _round_trip(s):
+    text = Record.from_state(s).dumps()
+    r = loads(text)[0].replay()
+    assert r.position() == s.position() and r.action_strings() == s.action_strings()
+    return text
+
+
+def test_record_with_resignation_inside_a_turn():
+    # green resigns while red is converting; red goes on converting afterwards
+    s = _mid_turn_start()
+    for t in ["pass", "xLM12"]:
+        s.play(t)
+    s.resign(2)
+    assert s.current_player() == 0 and s.legal_actions()[-1] == END
+    s.play("xLM14")
+    text = _round_trip(s)
+    assert "1. pass xLM12\n2. resign green\n3. xLM14\n" in text
+
+
+def test_record_with_resignation_after_an_explicit_end():
+    s = _mid_turn_start()
+    for t in ["pass", "xLM12", "end"]:
+        s.play(t)
+    s.resign(2)
+    s.play("B12")
+    text = _round_trip(s)
+    assert "1. pass xLM12 end\n2. resign green\n3. B12\n" in text
+
+
+def test_record_with_mover_resigning_inside_own_turn_and_draw():
+    s = _mid_turn_start()
+    s.play("pass")
+    s.resign()
+    assert s.current_player() == 1
+    _round_trip(s)
+    t = _mid_turn_start()
+    t.play("pass")
+    t.agree_draw()
+    assert "1. pass\n2. draw\n" in _round_trip(t)
