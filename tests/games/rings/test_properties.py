@@ -166,3 +166,28 @@ def test_convert_all_is_order_independent():
 def test_convert_all_helper_outside_convert_phase_does_nothing():
     s = load_game("rings", players=2).new_initial_state()
     assert s.convert_all() == [] and s.convertible_circles() == []
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(3, 6), st.integers(0, 2**32 - 1))
+def test_records_and_serialisation_round_trip_with_resignations(players, seed):
+    from ringgames import deserialize_state
+    from ringgames.records import Record, loads
+
+    rng = random.Random(seed)
+    s = load_game("rings", players=players).new_initial_state()
+    while not s.is_terminal():
+        r = rng.random()
+        if r < 0.004:
+            s.resign(rng.choice(s.active_players()))  # anybody, at any moment of a turn
+        else:
+            acts = s.legal_actions()
+            # in a convert phase prefer converting, so turns with chains and interruptions happen
+            if acts[-1] == END and len(acts) > 1 and rng.random() < 0.8:
+                s.apply_action(rng.choice(acts[:-1]))
+            else:
+                s.apply_action(rng.choice(acts))
+    r = loads(Record.from_state(s).dumps())[0].replay()
+    assert r.position() == s.position() and r.summary() == s.summary()
+    d = deserialize_state(s.serialize())
+    assert d.position() == s.position() and d.history == s.history
