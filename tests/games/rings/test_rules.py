@@ -250,3 +250,15 @@ def test_outcome_with_resigned_player_excluded():
 
 def test_every_point_of_circle_listed():
     assert len(CIRCLE_POINTS[ci("LM12")]) == 6
+
+
+def test_clones_undo_a_resignation_independently():
+    s = load_game("rings", players=3).new_initial_state()
+    s.play("K12")
+    s.resign(BLUE)
+    c = s.clone()
+    s.undo_action()
+    c.undo_action()
+    s.play("A11")
+    assert c.owner(point_index("A11")) == -1 and s.owner(point_index("A11")) == BLUE
+    assert c.current_player() == BLUE and c.legal_actions()[0] == 0

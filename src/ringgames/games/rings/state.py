@@ -424,7 +424,7 @@ class RingsState(State):
 
     def _after_resign_undo(self) -> None:
         owner, self._mover, self._phase, self._passes = self._resign_undo.pop()
-        self._owner = owner
+        self._owner = list(owner)  # clones share the saved list
         self._rebuild()
 
     # -- helpers for people and programs --------------------------------------
