@@ -79,6 +79,7 @@ def test_position_round_trip_random_games():
         (EMPTY2.replace("place", "convert"), "no legal conversion"),
         (EMPTY2.replace("2/4/", "x1/4/", 1), "nobody"),
         (EMPTY2.replace("0 -", "0 rr"), "twice"),
+        (EMPTY2.replace("0 -", "0 rb"), "at least one must remain"),
         (EMPTY2.replace("2/4/", "b1/4/", 1).replace("0 -", "0 b"), "still has stones"),
     ],
 )
