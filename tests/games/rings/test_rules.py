@@ -182,10 +182,17 @@ def test_full_board_only_pass():
     rows = [2, 4, 6, 8, 10] + [12] * 13 + [10, 8, 6, 4, 2]
     board = "/".join(("r" if i % 2 else "b") * k for i, k in enumerate(rows))
     s = load_game("rings", players=2).state_from_position(f"{board} r place 0 -")
-    assert s.legal_actions() == [PASS]
-    s.play("pass")
-    s.play("pass")
-    assert s.is_terminal() and s.outcome().reason == "passes"
+    turns = 0
+    while not s.is_terminal():
+        if s.phase() == "place":
+            assert s.legal_actions() == [PASS]
+            s.play("pass")
+            turns += 1
+        else:
+            s.convert_all()
+        assert turns < 10
+    assert s.outcome().reason == "passes" and turns >= 2
+    assert s.outcome().winners == (RED,)  # red (rows 2, 4, ...) converts first and takes the board
 
 
 # -- resignation ------------------------------------------------------------------
