@@ -102,3 +102,15 @@ def test_a_row_made_with_the_last_marker_returns_five_and_play_goes_on():
         if found >= 2:
             break
     assert found >= 2
+
+
+def test_clone_and_original_never_share_a_writable_array():
+    s = load_game("yinsh").new_initial_state()
+    s.play("e3")
+    c = s.clone()
+    s.undo_action()
+    c.undo_action()
+    s.play("a5")
+    assert c.position() == load_game("yinsh").new_initial_state().position()
+    c.play("b5")
+    assert s.board[s._parse_action("b5")] == 0 and s.board[s._parse_action("a5")] == 3

@@ -223,7 +223,9 @@ class YinshState(State):
         return self._buf[:n].tolist()
 
     def apply_action(self, action: int) -> None:
-        self._undo.append(self.s.copy())
+        # the current array becomes the undo record and is never written again (clones share it)
+        self._undo.append(self.s)
+        self.s = self.s.copy()
         self._history.append(action)
         K.apply_action(self.s, action)
 
