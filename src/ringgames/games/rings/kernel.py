@@ -12,30 +12,31 @@ conversions still counts as a pass.
 
 State layout
 ------------
-One ``int32`` array of :data:`SIZE` entries, the same for 2 to 6 players. Per
-circle there are ``S = 7`` slots (six seats, then "nobody", the owner of stones
-left by resigned players, at slot ``n`` = the number of players); a slot of circle
-``c`` for seat ``p`` is at ``BASE + c*S + p``.
+One ``int32`` array of :data:`SIZE` (1,911) entries, the same for 2 to 6 players;
+``n`` is the number of seats, and the stones left by resigned players belong to
+"nobody", written ``n``. Per circle there are ``S = 6`` seat slots: the slot of
+circle ``c`` for seat ``p`` is at ``BASE + c*S + p``.
 
 * ``OWNER + pt`` (216): -1 empty, a seat, or ``n`` (nobody);
-* ``CNT + c*S + p``: stones of p (or nobody) on circle c; ``EMP + c``: empty points of c;
-* ``INF + c*S + p``: influence of seat p on c (stones + p's rings among c's
-  neighbours); ``TOT + c``: the seats' total influence on c (nobody has none);
+* ``EMP + c``: empty points of circle c;
+* ``INF + c*S + p``: influence of seat p on c (p's stones on c + p's rings among
+  c's neighbours; nobody has none);
+* ``UNS + c*S + p``: p's unsafe stones on c;
 * ``RING + c``: the ring owner or -1; ``SAFE + pt``: how many of its owner's rings hold pt;
-* ``UNS + c*S + p``: p's unsafe stones on c; ``UNS_TOT + c``: all seats' unsafe stones on c;
 * ``MAJ + c``: the seat with majority on c or -1 (at most one seat can have it);
   ``SCORE + p``: circles where p has majority;
 * ``CONV + c``: the seat for which c is convertible (majority and an unsafe
   opponent stone) or -1; ``CONV_COUNT + p``: how many;
 * ``ACTIVE + p``: 1 while seat p is in the game;
-* scalars ``NPLAYERS``, ``MOVER``, ``PHASE`` (0 place, 1 convert after a
+* scalars ``NPLAYERS`` (n), ``MOVER``, ``PHASE`` (0 place, 1 convert after a
   placement, 2 convert after a pass), ``PASSES`` (pass turns completed in a row),
   ``NUM_ACTIVE``.
 
 Every derived entry is a function of the owners and the active seats
 (:func:`rebuild` recomputes them all); moves update them incrementally: a change
-of a point's owner touches its 1–3 circles in O(players) time. Copying the array
-(about 12 KB) is the undo record.
+of a point's owner touches its 1–3 circles in O(players) time, a new ring its
+neighbours and the circles of its points. Copying the array (7.6 KB) is the undo
+record; it is kept small because copies dominate the protocol path's cost.
 """
 
 from __future__ import annotations
@@ -54,16 +55,13 @@ MAX_LEGAL = NUM_POINTS + 1  # the most actions any position has (217)
 
 # ---------------------------------------------------------------- state layout
 MAX_PLAYERS = 6
-S = MAX_PLAYERS + 1  # slots per circle: seats 0..n-1, then nobody at n
+S = MAX_PLAYERS  # seat slots per circle
 NC, NP = NUM_CIRCLES, NUM_POINTS
 OWNER = 0
-CNT = OWNER + NP
-INF = CNT + NC * S
+INF = OWNER + NP
 UNS = INF + NC * S
 EMP = UNS + NC * S
-TOT = EMP + NC
-UNS_TOT = TOT + NC
-RING = UNS_TOT + NC
+RING = EMP + NC
 MAJ = RING + NC
 CONV = MAJ + NC
 SAFE = CONV + NC
@@ -76,8 +74,6 @@ PHASE = MOVER + 1
 PASSES = PHASE + 1
 NUM_ACTIVE = PASSES + 1
 SIZE = NUM_ACTIVE + 1
-#: the entries that define the position (owners, then the scalars and the active seats)
-KEY_SLICES = ((OWNER, OWNER + NP), (ACTIVE, SIZE))
 
 PH_PLACE, PH_CONVERT, PH_PASS_CONVERT = 0, 1, 2
 
@@ -106,6 +102,15 @@ def new_state(players: int) -> np.ndarray:
 
 # ---------------------------------------------------------------- bookkeeping
 @njit
+def all_of(s, c, p):
+    """True if every point of circle c holds a stone of p."""
+    for i in range(6):
+        if s[OWNER + CP[c, i]] != p:
+            return False
+    return True
+
+
+@njit
 def rebuild(s):
     """Recompute every derived entry from the owners and the active seats.
 
@@ -120,7 +125,7 @@ def rebuild(s):
         o = s[OWNER + pt]
         if 0 <= o < n and s[ACTIVE + o] == 0:
             s[OWNER + pt] = n
-    s[CNT:ACTIVE] = 0  # every derived entry
+    s[INF:ACTIVE] = 0  # every derived entry
     for c in range(NC):
         s[RING + c] = -1
         s[MAJ + c] = -1
@@ -129,30 +134,21 @@ def rebuild(s):
             o = s[OWNER + CP[c, i]]
             if o < 0:
                 s[EMP + c] += 1
-            else:
-                s[CNT + c * S + o] += 1
-                if o < n:
-                    s[INF + c * S + o] += 1
+            elif o < n:
+                s[INF + c * S + o] += 1
     for c in range(NC):
         o = s[OWNER + CP[c, 0]]
-        if 0 <= o < n and s[CNT + c * S + o] == 6:
+        if 0 <= o < n and all_of(s, c, o):
             s[RING + c] = o
             for i in range(6):
                 s[SAFE + CP[c, i]] += 1
             for j in range(NB_LEN[c]):
                 s[INF + NB[c, j] * S + o] += 1
-    for c in range(NC):
-        t = 0
-        for p in range(n):
-            t += s[INF + c * S + p]
-        s[TOT + c] = t
     for pt in range(NP):
         o = s[OWNER + pt]
         if 0 <= o < n and s[SAFE + pt] == 0:
             for j in range(PC_LEN[pt]):
-                c = PC[pt, j]
-                s[UNS + c * S + o] += 1
-                s[UNS_TOT + c] += 1
+                s[UNS + PC[pt, j] * S + o] += 1
     for c in range(NC):
         refresh(s, c)
 
@@ -160,12 +156,18 @@ def rebuild(s):
 @njit
 def refresh(s, c):
     """Recompute who has majority on circle c and whether c is convertible."""
+    n = s[NPLAYERS]
     b = c * S
-    thr = s[TOT + c] + s[EMP + c]
+    tot = 0
+    uns = 0
+    for p in range(n):
+        tot += s[INF + b + p]
+        uns += s[UNS + b + p]
+    thr = tot + s[EMP + c]
     m = s[MAJ + c]
     if m < 0 or 2 * s[INF + b + m] <= thr:
         new = -1
-        for p in range(s[NPLAYERS]):
+        for p in range(n):
             if 2 * s[INF + b + p] > thr:
                 new = p
                 break
@@ -176,7 +178,7 @@ def refresh(s, c):
                 s[SCORE + new] += 1
             s[MAJ + c] = new
             m = new
-    v = m if m >= 0 and s[UNS_TOT + c] > s[UNS + b + m] else -1
+    v = m if m >= 0 and uns > s[UNS + b + m] else -1
     o = s[CONV + c]
     if v != o:
         if o >= 0:
@@ -188,7 +190,7 @@ def refresh(s, c):
 
 @njit
 def set_owner(s, pt, new):
-    """Change the owner of an empty or unsafe point and update its circles."""
+    """Change the owner of an empty or unsafe point (never to nobody) and update its circles."""
     n = s[NPLAYERS]
     old = s[OWNER + pt]
     s[OWNER + pt] = new
@@ -197,22 +199,14 @@ def set_owner(s, pt, new):
         b = c * S
         if old < 0:
             s[EMP + c] -= 1
-        else:
-            s[CNT + b + old] -= 1
-            if old < n:
-                s[INF + b + old] -= 1
-                s[TOT + c] -= 1
-                s[UNS + b + old] -= 1
-                s[UNS_TOT + c] -= 1
+        elif old < n:
+            s[INF + b + old] -= 1
+            s[UNS + b + old] -= 1
         if new < 0:
             s[EMP + c] += 1
-        else:
-            s[CNT + b + new] += 1
-            if new < n:
-                s[INF + b + new] += 1
-                s[TOT + c] += 1
-                s[UNS + b + new] += 1
-                s[UNS_TOT + c] += 1
+        elif new < n:
+            s[INF + b + new] += 1
+            s[UNS + b + new] += 1
         refresh(s, c)
 
 
@@ -222,7 +216,6 @@ def add_ring(s, c, p):
     for j in range(NB_LEN[c]):
         d = NB[c, j]
         s[INF + d * S + p] += 1
-        s[TOT + d] += 1
         refresh(s, d)
     for i in range(6):
         pt = CP[c, i]
@@ -231,7 +224,6 @@ def add_ring(s, c, p):
             for j in range(PC_LEN[pt]):
                 e = PC[pt, j]
                 s[UNS + e * S + p] -= 1
-                s[UNS_TOT + e] -= 1
                 refresh(s, e)
 
 
@@ -240,7 +232,7 @@ def new_rings_at(s, pt, p):
     """Form the rings of p that point pt (just given to p) completes."""
     for j in range(PC_LEN[pt]):
         c = PC[pt, j]
-        if s[CNT + c * S + p] == 6 and s[RING + c] < 0:
+        if s[RING + c] < 0 and all_of(s, c, p):
             add_ring(s, c, p)
 
 
