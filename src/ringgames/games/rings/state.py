@@ -97,7 +97,7 @@ class RingsGame(Game):
         return s
 
     def perft_benchmark(self) -> tuple["RingsState", int]:
-        """The empty board at depth 3 (10,077,912 nodes with 2 players)."""
+        """The empty board at depth 3 (10,077,912 nodes with 2 players; about 25 ms in the kernel)."""
         return self.new_initial_state(), 3
 
 
