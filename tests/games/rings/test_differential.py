@@ -186,3 +186,16 @@ def test_kernel_playouts_match_protocol_statistics():
             n += 1
         lengths.append(n)
     assert abs(np.mean(lengths) - kernel) < 0.1 * kernel
+
+
+def test_clones_share_no_writable_array_after_undo():
+    """Undo records are shared by clones; playing after an undo must not write into them."""
+    s = load_game("rings", players=2).new_initial_state()
+    s.play("K12")
+    c = s.clone()
+    s.undo_action()
+    c.undo_action()
+    s.play("A11")
+    assert c.position() == load_game("rings", players=2).new_initial_state().position()
+    c.play("L1")
+    assert s.owner(0) == -1 and s.position().startswith("2/4/6/8/10/12/12/12/12/12/r11/12/")
