@@ -1,0 +1,1 @@
+"""The game engines (one subpackage per game)."""
