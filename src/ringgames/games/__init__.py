@@ -1,1 +1,1 @@
-"""The game engines (one subpackage per game)."""
+"""The rules of each game, one package per game, with no I/O and no imports from AI, server or CLI."""

@@ -1,0 +1,372 @@
+"""YINSH rules: placement, ring moves, rows, removals, game end.
+
+Rules source: ``shared/rules/yinsh.md`` (sections *Play*, *End of game*,
+*Decisions as atomic actions*).
+
+The state is compact: ``board`` is a list of 85 small ints (see
+:data:`EMPTY` ...), ring positions are kept per player, and every change is
+undone from an undo stack (no copies of the board).
+
+>>> from ringgames import load_game
+>>> s = load_game("yinsh").new_initial_state()
+>>> for a in "e3 a5 b5 c6 d6 e4 h7 g2 g3 g8".split(): _ = s.play(a)
+>>> s.phase, s.current_player(), len(s.legal_actions())
+('move', 0, 86)
+>>> _ = s.play("h7-g7"); s.pool
+50
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ...protocol import TERMINAL, Game, NotationError, Outcome, State
+from . import kernel as K
+from .board import BETWEEN, NUM_POINTS, POINT_NAMES, SYMMETRIES, WINDOW_ID, WINDOWS, window_of
+from .kernel import MOVE, NUM_ACTIONS, PASS, PLACE, RING, ROW
+from .notation import parse_action_text, parse_position, point_name
+
+__all__ = [
+    "YinshGame",
+    "YinshState",
+    "EMPTY",
+    "WHITE_MARKER",
+    "BLACK_MARKER",
+    "WHITE_RING",
+    "BLACK_RING",
+    "PLACE",
+    "MOVE",
+    "ROW",
+    "RING",
+    "PASS",
+    "NUM_ACTIONS",
+]
+
+# Point contents. Marker of player p is 1 + p, ring of player p is 3 + p.
+EMPTY, WHITE_MARKER, BLACK_MARKER, WHITE_RING, BLACK_RING = 0, 1, 2, 3, 4
+RINGS_PER_PLAYER = 5
+TOTAL_MARKERS = K.TOTAL_MARKERS
+_PHASE_CODE = {name: i for i, name in enumerate(K.PHASE_NAMES)}
+
+
+class YinshGame(Game):
+    """YINSH: ``variant`` is ``"standard"`` (3 rings to win) or ``"blitz"`` (1 ring).
+
+    Seats: 0 = White (moves first), 1 = Black.
+    """
+
+    name: ClassVar[str] = "yinsh"
+    title: ClassVar[str] = "YINSH"
+    variants: ClassVar[tuple[str, ...]] = ("standard", "blitz")
+
+    @property
+    def seat_names(self) -> tuple[str, ...]:
+        return ("white", "black")
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return NUM_ACTIONS
+
+    @property
+    def rings_to_win(self) -> int:
+        return 1 if self.variant == "blitz" else 3
+
+    def new_initial_state(self) -> "YinshState":
+        return YinshState(self)
+
+    def state_from_position(self, position: str) -> "YinshState":
+        """A state from a position string (see :mod:`.notation`). Raises NotationError."""
+        board, actor, phase, removed, mover, passes = parse_position(position)
+        if any(r >= self.rings_to_win for r in removed) and phase != "over":
+            raise NotationError(f"position: a player has already removed {max(removed)} rings")
+        rings = [[p for p in range(NUM_POINTS) if board[p] == WHITE_RING], [p for p in range(NUM_POINTS) if board[p] == BLACK_RING]]
+        markers = sum(1 for v in board if v in (WHITE_MARKER, BLACK_MARKER))
+        if markers > TOTAL_MARKERS:
+            raise NotationError(f"position: {markers} markers on the board, more than {TOTAL_MARKERS}")
+        if any(len(rings[p]) + removed[p] > RINGS_PER_PLAYER for p in (0, 1)):
+            raise NotationError("position: more than 5 rings for one player")
+        placed = len(rings[0]) + len(rings[1]) + removed[0] + removed[1]
+        if phase == "place" and placed >= 2 * RINGS_PER_PLAYER:
+            raise NotationError("position: placement phase with all 10 rings placed")
+        if phase in ("move", "row", "ring") and placed < 2 * RINGS_PER_PLAYER:
+            raise NotationError(f"position: phase {phase!r} before all rings are placed")
+        st = YinshState(self)
+        a = st.s
+        a[:NUM_POINTS] = board
+        for p in (0, 1):
+            for i, q in enumerate(rings[p]):
+                a[K.RINGS + 5 * p + i] = q
+        a[K.ACTOR] = actor
+        a[K.MOVER] = actor if mover is None else mover
+        a[K.PHASE] = _PHASE_CODE[phase]
+        a[K.PASSES] = passes
+        a[K.PLACED] = placed
+        a[K.MARKERS] = markers
+        a[K.REMOVED], a[K.REMOVED + 1] = removed
+        K.scan_rows(a)
+        if phase == "row" and not st._scan_rows(actor):
+            raise NotationError("position: phase 'row' but the player has no row")
+        if phase == "over":
+            K.final_outcome(a, K.R_RINGS if max(removed) >= self.rings_to_win else K.R_MARKERS)
+            if max(removed) >= self.rings_to_win:
+                a[K.WINNER] = 0 if removed[0] > removed[1] else 1
+        st._start = st.position()
+        return st
+
+    def perft_benchmark(self) -> tuple["YinshState", int]:
+        """After the reference placement of the rules (White to move), depth 3: 486,978 nodes."""
+        s = self.new_initial_state()
+        for a in "e3 a5 b5 c6 d6 e4 h7 g2 g3 g8".split():
+            s.play(a)
+        return s, 3
+
+
+class YinshState(State):
+    """A YINSH position with its history. Seats: 0 = White, 1 = Black.
+
+    The position lives in one int32 array (``self.s``, layout in :mod:`.kernel`);
+    the rules run in the compiled kernel. Undo records are copies of that array.
+    """
+
+    __slots__ = ("game", "s", "_history", "_undo", "_resigned", "_agreed", "_start", "_buf")
+
+    def __init__(self, game: YinshGame):
+        self.game = game
+        self.s = K.new_state(game.rings_to_win)
+        self._history: list[int] = []
+        self._undo: list[np.ndarray] = []
+        self._resigned: list[int] = []
+        self._agreed = False
+        self._start = None
+        self._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
+
+    # -- read-only views of the position ---------------------------------
+    @property
+    def board(self) -> np.ndarray:
+        """The 85 points (0 empty, 1/2 white/black marker, 3/4 white/black ring), a view."""
+        return self.s[:NUM_POINTS]
+
+    @property
+    def rings(self) -> list[list[int]]:
+        """Ring points per player."""
+        r = self.s[K.RINGS : K.RINGS + 10].tolist()
+        return [[p for p in r[:5] if p >= 0], [p for p in r[5:] if p >= 0]]
+
+    @property
+    def removed(self) -> list[int]:
+        """Rings removed (scored) by White and Black."""
+        return [int(self.s[K.REMOVED]), int(self.s[K.REMOVED + 1])]
+
+    @property
+    def markers(self) -> int:
+        return int(self.s[K.MARKERS])
+
+    @property
+    def pool(self) -> int:
+        """Markers left in the pool."""
+        return TOTAL_MARKERS - int(self.s[K.MARKERS])
+
+    @property
+    def placed(self) -> int:
+        return int(self.s[K.PLACED])
+
+    @property
+    def actor(self) -> int:
+        return int(self.s[K.ACTOR])
+
+    @property
+    def mover(self) -> int:
+        return int(self.s[K.MOVER])
+
+    @property
+    def phase(self) -> str:
+        """``place``, ``move``, ``row``, ``ring`` or ``over``."""
+        return K.PHASE_NAMES[self.s[K.PHASE]]
+
+    @property
+    def passes(self) -> int:
+        return int(self.s[K.PASSES])
+
+    @property
+    def pending(self) -> list[list[int]]:
+        """Candidate row windows per player found after the last move."""
+        s = self.s
+        return [sorted(s[K.PEND + K.MAX_PEND * p : K.PEND + K.MAX_PEND * p + s[K.NPEND + p]].tolist()) for p in (0, 1)]
+
+    def _scan_rows(self, player: int) -> list[int]:
+        colour = 1 + player
+        b = self.s
+        return [w for w, pts in enumerate(WINDOWS) if all(b[q] == colour for q in pts)]
+
+    # -- protocol --------------------------------------------------------
+    @property
+    def history(self) -> list[int]:
+        return self._history
+
+    def current_player(self) -> int:
+        if self.s[K.WINNER] != K.ONGOING or self._agreed or self._resigned:
+            return TERMINAL
+        return int(self.s[K.ACTOR])
+
+    def _rules_outcome(self) -> Outcome | None:
+        w = self.s[K.WINNER]
+        if w == K.ONGOING:
+            return None
+        return Outcome(() if w == K.DRAW else (int(w),), K.REASON_NAMES[self.s[K.REASON]])
+
+    def legal_actions(self) -> list[int]:
+        if self._agreed or self._resigned:
+            return []
+        n = K.legal_actions(self.s, self._buf)
+        return self._buf[:n].tolist()
+
+    def apply_action(self, action: int) -> None:
+        self._undo.append(self.s.copy())
+        self._history.append(action)
+        K.apply_action(self.s, action)
+
+    def _undo_action(self, action: int) -> None:
+        self._history.pop()
+        self.s = self._undo.pop()
+
+    def clone(self) -> "YinshState":
+        c = YinshState.__new__(YinshState)
+        c.game = self.game
+        c.s = self.s.copy()
+        c._history = self._history[:]
+        c._undo = self._undo[:]  # undo records are never mutated
+        c._resigned = self._resigned[:]
+        c._agreed = self._agreed
+        c._start = self._start
+        c._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
+        return c
+
+    def perft(self, depth: int) -> int:
+        """perft in the compiled kernel (resignations and agreed draws end the tree)."""
+        if self._agreed or self._resigned:
+            return 1 if depth == 0 else 0
+        return int(K.perft(self.s, depth))
+
+    # -- notation --------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        """``e3`` place, ``h7-g7`` move, ``xg5-g9`` row, ``xa5`` ring, ``pass``."""
+        return action_string(action)
+
+    def _parse_action(self, text: str) -> int:
+        kind, pts = parse_action_text(text)
+        if kind == "place":
+            return PLACE + pts[0]
+        if kind == "move":
+            if BETWEEN[pts[0]][pts[1]] is None:
+                raise NotationError(f"{text!r}: {point_name(pts[0])} and {point_name(pts[1])} are not on one line")
+            return MOVE + pts[0] * NUM_POINTS + pts[1]
+        if kind == "row":
+            w = window_of(pts[0], pts[1])
+            if w is None:
+                raise NotationError(f"{text!r}: a row's end points must be 4 steps apart on one line")
+            return ROW + w
+        if kind == "ring":
+            return RING + pts[0]
+        return PASS
+
+    def position(self) -> str:
+        """The position string; see :mod:`.notation`."""
+        from .notation import format_position
+
+        phase = self.phase
+        return format_position(self.board, self.actor, phase, self.removed,
+                               self.mover if phase in ("row", "ring") else None, self.passes)
+
+    # -- extras ------------------------------------------------------------
+    def summary(self) -> dict:
+        return {
+            "rings_removed_white": int(self.s[K.REMOVED]),
+            "rings_removed_black": int(self.s[K.REMOVED + 1]),
+            "ring_moves": sum(1 for a in self._history if MOVE <= a < ROW),
+        }
+
+    def render(self) -> str:
+        from .notation import render
+
+        return render(self)
+
+    def transformed(self, k: int) -> "YinshState":
+        """The position under board symmetry ``k`` (0..11), without history.
+
+        Symmetry 0 is the identity; the others rotate and reflect about F6.
+        """
+        sym = SYMMETRIES[k]
+        t = self.game.new_initial_state()
+        a, b = self.s, t.s
+        b[:] = a
+        for p in range(NUM_POINTS):
+            b[sym[p]] = a[p]
+        for i in range(10):
+            r = a[K.RINGS + i]
+            b[K.RINGS + i] = sym[r] if r >= 0 else -1
+        for p in (0, 1):
+            base = K.PEND + K.MAX_PEND * p
+            for i in range(a[K.NPEND + p]):
+                b[base + i] = transform_window(int(a[base + i]), k)
+        t._start = t.position()
+        return t
+
+    def random_playouts(self, count: int, seed: int = 0) -> dict[str, np.ndarray]:
+        """``count`` uniformly random playouts from this position, run in the kernel.
+
+        Returns arrays of length ``count``: ``winner`` (-1 draw, 0 White, 1 Black),
+        ``reason`` (1 rings, 2 markers, 3 blocked), ``length`` (actions played) and
+        ``removed`` (shape (count, 2)). Resigned or agreed games are not played on.
+        """
+        if self.is_terminal():
+            raise ValueError("the game is over")
+        winners = np.empty(count, np.int32)
+        reasons = np.empty(count, np.int32)
+        lengths = np.empty(count, np.int32)
+        removed = np.empty((count, 2), np.int32)
+        K.playouts(self.s, count, seed, winners, reasons, lengths, removed)
+        return {"winner": winners, "reason": reasons, "length": lengths, "removed": removed}
+
+
+def transform_window(w: int, k: int) -> int:
+    sym = SYMMETRIES[k]
+    pts = WINDOWS[w]
+    return window_of(sym[pts[0]], sym[pts[4]])
+
+
+def transform_action(action: int, k: int) -> int:
+    """The action under board symmetry ``k`` (see :meth:`YinshState.transformed`)."""
+    sym = SYMMETRIES[k]
+    if action < MOVE:
+        return PLACE + sym[action]
+    if action < ROW:
+        a, b = divmod(action - MOVE, NUM_POINTS)
+        return MOVE + sym[a] * NUM_POINTS + sym[b]
+    if action < RING:
+        return ROW + transform_window(action - ROW, k)
+    if action < PASS:
+        return RING + sym[action - RING]
+    return action
+
+
+def action_string(action: int) -> str:
+    """Notation of an action id (no state needed)."""
+    if action < MOVE:
+        return POINT_NAMES[action]
+    if action < ROW:
+        a, b = divmod(action - MOVE, NUM_POINTS)
+        return f"{POINT_NAMES[a]}-{POINT_NAMES[b]}"
+    if action < RING:
+        pts = WINDOWS[action - ROW]
+        return f"x{POINT_NAMES[pts[0]]}-{POINT_NAMES[pts[4]]}"
+    if action < PASS:
+        return "x" + POINT_NAMES[action - RING]
+    if action == PASS:
+        return "pass"
+    raise ValueError(f"no YINSH action {action}")
+
+
+# keep WINDOW_ID importable from here for users of the action layout
+ROW_WINDOW_ID = WINDOW_ID
