@@ -243,6 +243,10 @@ class YinshState(State):
         c._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
         return c
 
+    def hash_key(self) -> int:
+        """A 64-bit key of the position array (equal positions, equal keys)."""
+        return hash(self.s.tobytes())
+
     def perft(self, depth: int) -> int:
         """perft in the compiled kernel (resignations and agreed draws end the tree)."""
         if self._agreed or self._resigned:
@@ -318,7 +322,7 @@ class YinshState(State):
 
         Returns arrays of length ``count``: ``winner`` (-1 draw, 0 White, 1 Black),
         ``reason`` (1 rings, 2 markers, 3 blocked), ``length`` (actions played) and
-        ``removed`` (shape (count, 2)). Resigned or agreed games are not played on.
+        ``removed`` (shape (count, 2)) and ``returns`` (shape (count, 2), +1/-1/0 per seat).
         """
         if self.is_terminal():
             raise ValueError("the game is over")
@@ -327,7 +331,9 @@ class YinshState(State):
         lengths = np.empty(count, np.int32)
         removed = np.empty((count, 2), np.int32)
         K.playouts(self.s, count, seed, winners, reasons, lengths, removed)
-        return {"winner": winners, "reason": reasons, "length": lengths, "removed": removed}
+        white = np.where(winners == 0, 1.0, np.where(winners == 1, -1.0, 0.0))
+        return {"winner": winners, "reason": reasons, "length": lengths, "removed": removed,
+                "returns": np.stack([white, -white], axis=1)}
 
 
 def transform_window(w: int, k: int) -> int:
