@@ -32,6 +32,9 @@ from .notation import (
     parse_square,
 )
 
+#: The position the spec's perft values start from.
+REFERENCE_POSITION = "321123/000000/000000/000000/000000/321123 S"
+
 # Phases
 SETUP_SOUTH, SETUP_NORTH, PLAY = 0, 1, 2
 
@@ -402,6 +405,10 @@ class GygesState(State):
         return {"moves": n}
 
     # -- search ----------------------------------------------------------
+    def hash_key(self) -> int:
+        """The incremental Zobrist key of the position (board and side to move)."""
+        return self._key
+
     def successor_keys(self) -> dict[int, int]:
         """Distinct successor positions of the current play position: key -> first action."""
         b, side, key = self._board, self._side, self._key
@@ -500,5 +507,9 @@ class GygesGame(Game):
             f"position has {n} pieces; a game position has 12 (four each of 1, 2 and 3 rings), a setup position 0 or 6"
         )
 
+    def perft_start(self) -> GygesState:
+        """perft starts after the setup, from ``321123/000000/000000/000000/000000/321123 S`` (as the spec says)."""
+        return self.state_from_position(REFERENCE_POSITION)
+
     def perft_benchmark(self) -> tuple[State, int]:
-        return self.state_from_position("321123/000000/000000/000000/000000/321123 S"), 2
+        return self.state_from_position(REFERENCE_POSITION), 2
