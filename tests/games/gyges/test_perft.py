@@ -47,7 +47,7 @@ def test_perft_counts_wins_once_per_start_square_and_not_below():
     # South's movable row is row 5; c5 and d5 (one ring each) can bounce on c6/d6 into the goal
     s = load_game("gyges").state_from_position("000000/000000/000000/000000/321123/321123 S")
     wins = [a for a in s.legal_actions() if decode_move(a)[1] == GOAL]
-    assert sorted(s.action_to_string(a) for a in wins)[:2] == ["a5-a6-b6-c6-G", "b5-a5-a6-b6-c6-G"] or wins
+    assert sorted(s.action_to_string(a) for a in wins) == ["c5-c6-G", "d5-d6-G"]
     starts = {decode_move(a)[0] for a in wins}
     assert len(starts) == len(wins)  # one action per start square
     # a won child is a leaf: it counts at depth 1 and adds nothing at depth 2

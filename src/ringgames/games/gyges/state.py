@@ -313,10 +313,13 @@ class GygesState(State):
         end = None if wins else landings[-1]
         if end is not None:
             if drop is None and b[end]:
-                raise IllegalActionError(
-                    f"{shown}: {SQUARE_NAMES[end]} is occupied; bounce on or replace it "
-                    f"(e.g. {shown}(a1) puts the displaced piece on a1)"
-                )
+                hint = ""
+                if self._replace:
+                    drops = drop_squares(b, self._side)
+                    if drops:
+                        x = SQUARE_NAMES[drops[0]]
+                        hint = f"; e.g. {shown}({x}) replaces it and drops the displaced piece on {x}"
+                raise IllegalActionError(f"{shown}: {SQUARE_NAMES[end]} is occupied: bounce on it or replace it{hint}")
             if drop is not None:
                 if not b[end]:
                     raise IllegalActionError(f"{shown}: {SQUARE_NAMES[end]} is empty, there is nothing to replace")
@@ -341,10 +344,14 @@ class GygesState(State):
         if drop is not None:
             drops = drop_squares(b, self._side)
             if drop not in drops:
-                lim = "highest" if self._side == 0 else "lowest"
-                raise IllegalActionError(
-                    f"{shown}: {SQUARE_NAMES[drop]} is not a legal drop square (an empty square, not beyond the {lim} occupied row)"
-                )
+                if drop == end:
+                    why = "the moving piece stays there"
+                elif b[drop]:
+                    why = "it is occupied"
+                else:
+                    opp = SIDE_NAMES[1 - self._side]
+                    why = f"it is beyond {opp}'s nearest non-empty row"
+                raise IllegalActionError(f"{shown}: cannot drop the displaced piece on {SQUARE_NAMES[drop]}: {why}")
             return encode_move(s, end, drop)
         return encode_move(s, end, NO_DROP)
 
