@@ -133,3 +133,39 @@ def reference_successor(board, side, move) -> tuple:
         if drop is not None:
             b[drop] = displaced
     return tuple(b)
+
+
+def landing_sequences(board, side: int, start: int, max_bounces: int) -> dict:
+    """Every landing sequence with at most ``max_bounces`` bounces, by the move it realises.
+
+    Returns {(start, end or 'G', replaced?): set of tuples of squares (start, bounces..., end)}; for a
+    win the tuple ends with the last square before the goal. Path-explicit, no memo.
+    """
+    far_row = 5 if side == 0 else 0
+    lifted = list(board)
+    rings = lifted[start]
+    lifted[start] = 0
+    out: dict = {}
+
+    def add(key, seq):
+        out.setdefault(key, set()).add(tuple(seq))
+
+    def segment(sq, left, used, landings):
+        if left == 1 and sq // 6 == far_row:
+            add((start, "G", False), landings)
+        for nb in _neighbours(sq):
+            link = frozenset((sq, nb))
+            if link in used:
+                continue
+            if left > 1:
+                if lifted[nb] == 0:
+                    segment(nb, left - 1, used | {link}, landings)
+            elif lifted[nb] == 0:
+                add((start, nb, False), landings + [nb])
+            else:
+                add((start, nb, True), landings + [nb])
+                if len(landings) <= max_bounces:
+                    segment(nb, lifted[nb], used | {link}, landings + [nb])
+
+    segment(start, rings, frozenset(), [start])
+    return out
