@@ -217,5 +217,6 @@ def test_input_choices_step_by_step():
     c1 = s.input_choices("c1")
     assert len(c1) == sum(1 for a in s.legal_actions() if s.action_to_string(a).startswith("c1")) and len(c1) > 6
     assert s.input_choices("c1-b1(") == [x for x in c1 if x.startswith("c1-b1(")]
-    assert s.input_choices("c1-b1-c2") == ["c1-c2"]  # a non-canonical path narrows to its end square
-    assert s.input_choices("a6") == [] and s.input_choices("zz") == []
+    assert c1[:6] == ["c1-b1-a2", "c1-c2", "c1-d1-d2", "c1-d1-e1-f2", "c1-b1-b3", "c1-d1-e1-e3"]  # plain moves first
+    assert s.input_choices("c1-b1-c2") == ["c1-c2"]  # a non-canonical landing sequence
+    assert s.input_choices("c1-c3") == [] and s.input_choices("a6") == [] and s.input_choices("zz") == []

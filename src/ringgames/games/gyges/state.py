@@ -357,33 +357,24 @@ class GygesState(State):
 
     # -- people ----------------------------------------------------------
     def input_choices(self, text: str) -> list[str]:
-        """Legal action strings consistent with the partial input.
+        """Legal action strings consistent with the partial input (step-by-step entry).
 
-        Prefix matching on the canonical strings first; otherwise (a start square,
-        or a non-canonical landing sequence) the moves of that piece, narrowed to
-        the typed end square where that matches some.
+        ``c1`` lists the moves of the piece on c1, ``c1-b1`` those through or onto b1
+        (ending on b1 needs a drop square: ``c1-b1(a4)``); plain moves come before replaces.
+        A complete landing sequence that is not canonical (``c1-b1-c2``) gives the
+        canonical string of the move it realises. An impossible input gives [].
         """
         t = text.strip().lower()
         if self.is_terminal():
             return []
         strings = [self.action_to_string(a) for a in self.legal_actions()]
         out = [x for x in strings if x.lower().startswith(t)]
-        if out or self._phase != PLAY:
-            return out
-        try:
-            parts = [p for p in t.split("(")[0].split("-") if p and p != "g"]
-            squares = [parse_square(p) for p in parts]
-        except NotationError:
-            return []
-        if not squares:
-            return []
-        s = squares[0]
-        mine = [(a, x) for a, x in zip(self.legal_actions(), strings) if MOVE_BASE <= a < PASS and decode_move(a)[0] == s]
-        if len(squares) > 1:
-            narrowed = [x for a, x in mine if decode_move(a)[1] == squares[-1]]
-            if narrowed:
-                return narrowed
-        return [x for _, x in mine]
+        if not out and self._phase == PLAY:
+            try:
+                out = [self.action_to_string(self.string_to_action(t))]
+            except (NotationError, IllegalActionError):
+                out = []
+        return sorted(out, key=lambda x: "(" in x)
 
     def render(self) -> str:
         """The board for a terminal: row 6 at the top, both goals, the side to move."""
