@@ -10,7 +10,7 @@ import pytest
 
 from ringgames import TERMINAL, deserialize_state, load_game
 
-CONFIGS = [("yinsh", None, None), ("yinsh", "blitz", None)]
+CONFIGS = [("yinsh", None, None), ("yinsh", "blitz", None), ("gyges", None, None), ("gyges", "beginner", None)]
 
 
 @pytest.mark.parametrize("name,variant,players", CONFIGS)
