@@ -4,7 +4,7 @@ and the step-level decomposition reaching exactly the successor positions of the
 import pytest
 
 from ringgames import load_game
-from ringgames.games.gyges import GOAL, mirror_action, mirror_board
+from ringgames.games.gyges import GOAL, decode_move, mirror_action, mirror_board
 from ringgames.games.gyges.decompose import advance, options, root, successor_positions
 
 from .helpers import START, as_triples, board_of, random_states, reference_moves, reference_successor, side_of
@@ -88,3 +88,16 @@ def test_step_decomposition_walk_by_hand():
     n = advance(n, 37)
     assert n.rem == 2
     assert GOAL not in options(n)
+
+
+def test_next_row_fallback():
+    # beginner: North's two pieces on row 6 (c6, e6, three rings each) cannot move without replace,
+    # so the next non-empty row (row 5) moves; with replace, row 6 moves
+    pos = "000030/020000/000000/100010/312221/003030 N"
+    b = load_game("gyges", "beginner").state_from_position(pos)
+    assert {decode_move(a)[0] // 6 for a in b.legal_actions()} == {4}
+    assert as_triples(b.legal_actions()) == reference_moves(board_of(b), 1, False)
+    assert b.render().splitlines()[-1] == "North to move, movable row 5"
+    s = load_game("gyges").state_from_position(pos)
+    assert {decode_move(a)[0] for a in s.legal_actions()} == {32}  # c6 only: e6 is stuck even with replace
+    assert as_triples(s.legal_actions()) == reference_moves(board_of(s), 1, True)
