@@ -226,6 +226,8 @@ def play(game, variant, players, position, moves, white, black, south, north, se
             click.echo(Record.from_state(state).dumps())
             finish(1)
         text = line.split(";")[0].strip()
+        if not sys.stdin.isatty():
+            click.echo(text)  # echo piped input so that transcripts read naturally
         if not text:
             continue
         low = text.lower()
