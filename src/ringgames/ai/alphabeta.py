@@ -84,12 +84,19 @@ class AlphaBetaAgent:
         return p if not self._multi else (0 if p == self._root else 1)
 
     # -- search ----------------------------------------------------------
-    def _search(self, state: State, depth: int, alpha: float, beta: float, ply: int, ext: int) -> float:
+    def _tick(self) -> None:
         self.nodes += 1
-        if self.nodes & 127 == 0 and self.deadline is not None and time.perf_counter() > self.deadline:
+        if self.nodes & 63 == 0 and self.deadline is not None and time.perf_counter() > self.deadline:
             raise _Timeout
+
+    def _search(self, state: State, depth: int, alpha: float, beta: float, ply: int, ext: int,
+                midturn: bool = False) -> float:
+        """Value for the player to move. Below the horizon (``depth <= 0``) only a turn in
+        progress (``midturn``: the last decision was by the same player) is searched on,
+        for at most ``ext`` more decisions; otherwise the position is evaluated."""
+        self._tick()
         me = state.current_player()
-        if depth <= 0 and ext <= 0:
+        if depth <= 0 and (not midturn or ext <= 0):
             return self._static(state, me)
         key = self._key(state)
         entry = self.tt.get(key)
@@ -103,12 +110,8 @@ class AlphaBetaAgent:
                     return evalue
                 if eflag == _UPPER and evalue <= alpha:
                     return evalue
-        actions = state.legal_actions()
-        if depth <= 0:
-            # below the horizon: only same-player continuations are searched (quiescence of a turn)
-            stand = self._static(state, me)
-            return self._children(state, actions, depth, alpha, beta, ply, ext, me, key, best_move, horizon=True, stand=stand)
-        return self._children(state, actions, depth, alpha, beta, ply, ext, me, key, best_move)
+        return self._children(state, state.legal_actions(), depth, alpha, beta, ply, ext, me, key, best_move,
+                              horizon=depth <= 0)
 
     def _order(self, actions, best_move):
         hist = self.history
@@ -118,7 +121,7 @@ class AlphaBetaAgent:
             acts.insert(0, best_move)
         return acts
 
-    def _children(self, state, actions, depth, alpha, beta, ply, ext, me, key, best_move, horizon=False, stand=None):
+    def _children(self, state, actions, depth, alpha, beta, ply, ext, me, key, best_move, horizon=False):
         alpha0 = alpha
         best = -float("inf")
         best_a = None
@@ -139,12 +142,12 @@ class AlphaBetaAgent:
                     q = state.current_player()
                     if self._side(q) == side:
                         if horizon:
-                            v = self._search(state, 0, alpha, beta, ply + 1, ext - 1)
+                            v = self._search(state, 0, alpha, beta, ply + 1, ext - 1, midturn=True)
                         else:
-                            v = self._search(state, depth, alpha, beta, ply + 1, self.extend)
+                            v = self._search(state, depth, alpha, beta, ply + 1, self.extend, midturn=True)
                     elif horizon:
-                        v = self._static(state, q)
-                        v = -v
+                        self._tick()
+                        v = -self._static(state, q)
                     else:
                         v = -self._search(state, depth - 1, -beta, -alpha, ply + 1, self.extend)
             finally:
@@ -156,8 +159,6 @@ class AlphaBetaAgent:
             if alpha >= beta:
                 self.history[a] = self.history.get(a, 0) + (1 << min(depth, 20) if depth > 0 else 1)
                 break
-        if horizon and stand is not None and best == -float("inf"):
-            best = stand
         flag = _EXACT if alpha0 < best < beta else (_LOWER if best >= beta else _UPPER)
         if len(self.tt) >= self.tt_size:
             self.tt.clear()
@@ -208,7 +209,7 @@ class AlphaBetaAgent:
                                 v0 = r[me]
                             v = (1 if v0 > 0 else -1 if v0 < 0 else 0) * (WIN - 1)
                         elif self._side(state.current_player()) == self._side(me):
-                            v = self._search(state, depth, alpha, beta, 1, self.extend)
+                            v = self._search(state, depth, alpha, beta, 1, self.extend, midturn=True)
                         else:
                             v = -self._search(state, depth - 1, -beta, -alpha, 1, self.extend)
                     finally:

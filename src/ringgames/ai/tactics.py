@@ -14,6 +14,7 @@ function here works through the game protocol only, with
 from __future__ import annotations
 
 from ..protocol import State
+from .evaluation import get_win_filter
 
 __all__ = ["is_win_for", "is_loss_for", "winning_action", "wins_within_turn", "hands_win", "safe_actions"]
 
@@ -40,6 +41,9 @@ def wins_within_turn(state: State, player: int, budget: list[int]) -> bool:
         return is_win_for(state, player)
     if state.current_player() != player or budget[0] <= 0:
         return False
+    may = get_win_filter(state.game.name)
+    if may is not None and not may(state):
+        return False
     for a in state.legal_actions():
         budget[0] -= 1
         state.apply_action(a)
@@ -60,6 +64,9 @@ def winning_action(state: State, budget: int = 4000) -> int | None:
     if state.is_terminal():
         return None
     me = state.current_player()
+    may = get_win_filter(state.game.name)
+    if may is not None and not may(state):
+        return None
     left = [budget]
     for a in state.legal_actions():
         state.apply_action(a)

@@ -8,6 +8,10 @@ code that may read a game's public state attributes.
 
 :func:`get_evaluator` returns the game's function, or a neutral one (all zeros)
 for a game without a module, so that every agent works on every game.
+
+A module may also define ``may_win_within_turn(state) -> bool``, a cheap
+necessary condition used by :mod:`ringgames.ai.tactics` to skip searching for
+wins that cannot exist.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Callable
 
 from ...protocol import State
 
-__all__ = ["get_evaluator", "win_probability", "reward"]
+__all__ = ["get_evaluator", "get_win_filter", "win_probability", "reward"]
 
 _cache: dict[str, tuple[Callable[[State], list[float]], float]] = {}
 
@@ -36,6 +40,21 @@ def get_evaluator(game_name: str) -> tuple[Callable[[State], list[float]], float
         except ModuleNotFoundError:
             _cache[game_name] = (_neutral, 1000.0)
     return _cache[game_name]
+
+
+_filters: dict[str, Callable[[State], bool] | None] = {}
+
+
+def get_win_filter(game_name: str) -> Callable[[State], bool] | None:
+    """The game's ``may_win_within_turn(state)``: a cheap *necessary* condition for the
+    player to move to win within the current turn (False = certainly not), or None."""
+    if game_name not in _filters:
+        try:
+            mod = importlib.import_module(f"{__name__}.{game_name}")
+            _filters[game_name] = getattr(mod, "may_win_within_turn", None)
+        except ModuleNotFoundError:
+            _filters[game_name] = None
+    return _filters[game_name]
 
 
 def win_probability(points: float, scale: float) -> float:

@@ -96,3 +96,13 @@ def evaluate(state) -> list[float]:
         score += float(_TABLES[actor][sums].sum())
     score += _MOBILITY * (_mobility(board, state.rings[0]) - _mobility(board, state.rings[1]))
     return [score, 0.0 - score]
+
+
+def may_win_within_turn(state) -> bool:
+    """Necessary condition for the player to move to win within this turn.
+
+    A ring removal that reaches the target (one move can make at most two rows
+    in practice; three are not considered), the marker pool running out, or a
+    second pass in a row.
+    """
+    return (state.removed[state.actor] + 2 >= state.game.rings_to_win or state.pool <= 1 or state.passes >= 1)
