@@ -33,3 +33,48 @@ def yinsh_win_in_one():
 @pytest.fixture
 def yinsh_must_defend():
     return load_game("yinsh").state_from_position(yinsh_position(to_move="b", **THIRD_ROW))
+
+
+# Gygès, found by random play from 321123/321123 and checked in the tests:
+#: South to move has exactly one winning move (of 223).
+GYGES_WIN = "320001/200000/012030/020003/000000/310100 S"
+#: South to move: only 7 of 63 moves do not let North reach South's goal next move.
+GYGES_DEFEND = "321010/000000/000003/000030/200000/320121 S"
+
+
+def rings_decider(passes: int):
+    """Two-player RINGS: Red holds LM12 (4 stones, a blue stone on P, Q empty); Blue holds a
+    neighbour D (P and three more stones, Q and one point empty). Scores are 1-1. Converting
+    LM12 flips P and takes D's majority away from Blue: 1-0. With ``passes=1`` (Blue has just
+    passed) Red wins at once by passing and converting; without it the game goes on."""
+    from ringgames.games.rings.board import CIRCLE_INDEX, CIRCLE_NEIGHBOURS, CIRCLE_POINTS, NUM_POINTS
+    from ringgames.games.rings.notation import format_position
+
+    c = CIRCLE_INDEX["LM12"]
+    d = CIRCLE_NEIGHBOURS[c][0]
+    shared = sorted(set(CIRCLE_POINTS[c]) & set(CIRCLE_POINTS[d]))
+    p, q = shared
+    owner = [-1] * NUM_POINTS
+    for pt in CIRCLE_POINTS[c]:
+        if pt not in shared:
+            owner[pt] = 0
+    owner[p] = 1
+    rest = [pt for pt in CIRCLE_POINTS[d] if pt not in shared]
+    for pt in rest[:3]:
+        owner[pt] = 1
+    return format_position(owner, 2, 0, 0, passes, [])
+
+
+@pytest.fixture
+def gyges_win_in_one():
+    return load_game("gyges").state_from_position(GYGES_WIN)
+
+
+@pytest.fixture
+def gyges_must_defend():
+    return load_game("gyges").state_from_position(GYGES_DEFEND)
+
+
+@pytest.fixture
+def rings_win_in_one():
+    return load_game("rings").state_from_position(rings_decider(1))
