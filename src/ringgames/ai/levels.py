@@ -10,7 +10,8 @@ Level  Meaning
 5      search, about 5 s per decision (the strongest we have)
 =====  ==========================================================================
 
-``LEVELS[game][n]`` is the agent spec behind level ``n`` of ``game``; ``scale``
+``LEVELS[game][n]`` is the agent spec behind level ``n`` of ``game``
+(``LEVELS_MULTI`` with more than two players); ``scale``
 multiplies every time budget (``level:5,scale=0.1`` for quick tests; reports
 must say so). A game without its own table uses ``DEFAULT``.
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 from ..protocol import State
 from .agents import make_agent, parse_spec
 
-__all__ = ["LEVELS", "DEFAULT", "LevelAgent", "spec_for"]
+__all__ = ["LEVELS", "LEVELS_MULTI", "DEFAULT", "LevelAgent", "spec_for"]
 
 DEFAULT = {
     1: "greedy:eval=0",
@@ -53,6 +54,18 @@ LEVELS: dict[str, dict[int, str]] = {
     "rings": {
         1: "greedy:eval=0",
         2: "greedy",
+        3: "alphabeta:time=0.5",
+        4: "alphabeta:time=2",
+        5: "alphabeta:time=5",
+    },
+}
+
+#: Levels for games with more than two players (alpha-beta would be paranoid there; MCTS
+#: keeps a reward per player).
+LEVELS_MULTI: dict[str, dict[int, str]] = {
+    "rings": {
+        1: "greedy:eval=0",
+        2: "greedy",
         3: "mcts:time=0.5,rollout=0",
         4: "mcts:time=2,rollout=0",
         5: "mcts:time=5,rollout=0",
@@ -64,9 +77,9 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
-def spec_for(game: str, level: int, scale: float = 1.0) -> str:
-    """The agent spec of ``level`` for ``game``, time budgets multiplied by ``scale``."""
-    table = LEVELS.get(game, DEFAULT)
+def spec_for(game: str, level: int, scale: float = 1.0, players: int = 2) -> str:
+    """The agent spec of ``level`` for ``game`` (and number of players), time budgets multiplied by ``scale``."""
+    table = LEVELS_MULTI.get(game, LEVELS.get(game, DEFAULT)) if players > 2 else LEVELS.get(game, DEFAULT)
     if level not in table:
         raise ValueError(f"levels are 1–5, not {level}")
     spec = table[level]
@@ -91,13 +104,14 @@ class LevelAgent:
         self.name = f"level:{self.level}"
         self._agents: dict = {}
 
-    def agent_for(self, game_name: str):
-        if game_name not in self._agents:
-            spec = spec_for(game_name, self.level, self.scale)
+    def agent_for(self, game_name: str, players: int = 2):
+        key = (game_name, players > 2)
+        if key not in self._agents:
+            spec = spec_for(game_name, self.level, self.scale, players)
             if self.seed is not None:
                 spec += ("," if ":" in spec else ":") + f"seed={self.seed}"
-            self._agents[game_name] = make_agent(spec)
-        return self._agents[game_name]
+            self._agents[key] = make_agent(spec)
+        return self._agents[key]
 
     def choose(self, state: State) -> int:
-        return self.agent_for(state.game.name).choose(state)
+        return self.agent_for(state.game.name, state.num_players).choose(state)
