@@ -371,7 +371,7 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
             ev = f"{v:+.0f} points"
         extra = f"depth {res['depth']}, {res['nodes']} nodes"
     else:
-        agent = MCTSAgent(time=seconds, seed=seed, rollout=-1 if g.name != "rings" else 0)
+        agent = MCTSAgent(time=seconds, seed=seed, rollout=0)
         res = agent.analyse(work)
         ev = f"expected score {res['value']:.3f}"
         extra = f"{res['iterations']} iterations"

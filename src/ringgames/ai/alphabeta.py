@@ -222,7 +222,7 @@ class AlphaBetaAgent:
                     if v > alpha:
                         alpha = v
             except _Timeout:
-                if best_a is not None and best_a == order[0] or (best_a is not None and best_v > result["value"]):
+                if best_a is not None:  # root moves searched so far in this iteration (previous best first)
                     result.update(action=best_a, value=best_v)
                 break
             scores = iter_scores

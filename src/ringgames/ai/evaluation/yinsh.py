@@ -80,6 +80,8 @@ _TABLES = (_window_table(0), _window_table(1))
 
 def evaluate(state) -> list[float]:
     board = state.board
+    if not isinstance(board, list):  # an engine may expose a numpy view
+        board = board.tolist()
     removed = state.removed
     score = _RING_VALUE * (removed[0] - removed[1])
     phase = state.phase
@@ -91,7 +93,7 @@ def evaluate(state) -> list[float]:
         score += sign * 900.0
     if phase != "place":
         score += _MARKER * (board.count(1) - board.count(2))
-        codes = _CODE[board]
+        codes = _CODE[np.asarray(board, dtype=np.int64)]
         sums = codes[_WIN].sum(axis=1)
         score += float(_TABLES[actor][sums].sum())
     score += _MOBILITY * (_mobility(board, state.rings[0]) - _mobility(board, state.rings[1]))
