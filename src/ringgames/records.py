@@ -126,9 +126,14 @@ class Record:
                 continue
             p = s.current_player()
             text = s.action_to_string(a)
-            # an omitted turn end is written after all when a resignation or draw follows at once:
-            # a line followed by a resign/draw line does not imply the end of its turn (see replay)
-            omit = s.record_omits(a) and not (i + 1 < len(hist) and hist[i + 1] in (RESIGN, AGREED_DRAW))
+            # an omitted action (RINGS' turn end) is written after all when a resignation or draw follows
+            # at once (a line before a resign/draw line implies no end, see replay) or when it would open
+            # a line of its own (the turn went on after another player's resignation)
+            omit = (
+                s.record_omits(a)
+                and not (i + 1 < len(hist) and hist[i + 1] in (RESIGN, AGREED_DRAW))
+                and not (cur is None or cur.player != p)
+            )
             s.apply_action(a)
             if cur is None or cur.player != p:
                 cur = Turn([], player=p)

@@ -79,6 +79,7 @@ def test_position_round_trip_random_games():
         (EMPTY2.replace("place", "convert"), "no legal conversion"),
         (EMPTY2.replace("2/4/", "x1/4/", 1), "nobody"),
         (EMPTY2.replace("0 -", "0 rr"), "twice"),
+        (EMPTY2.replace("0 -", "0 rb"), "at least one must remain"),
         (EMPTY2.replace("2/4/", "b1/4/", 1).replace("0 -", "0 b"), "still has stones"),
     ],
 )
@@ -203,3 +204,14 @@ def test_record_with_mover_resigning_inside_own_turn_and_draw():
     t.play("pass")
     t.agree_draw()
     assert "1. pass\n2. draw\n" in _round_trip(t)
+
+
+def test_record_with_end_after_another_players_resignation():
+    s = _mid_turn_start()
+    for t in ["pass", "xLM12"]:
+        s.play(t)
+    s.resign(2)
+    s.play("end")
+    s.play("B12")
+    text = _round_trip(s)
+    assert "1. pass xLM12\n2. resign green\n3. end\n4. B12\n" in text

@@ -4,7 +4,7 @@ import pytest
 from .helpers import ci, conv, make, owners
 
 from ringgames import TERMINAL, IllegalActionError, load_game
-from ringgames.games.rings.board import CIRCLE_POINTS, point_index
+from ringgames.games.rings.board import point_index
 from ringgames.games.rings.notation import END, PASS
 
 RED, BLUE, GREEN = 0, 1, 2
@@ -179,12 +179,20 @@ def test_tied_leaders_share_the_win():
 
 
 def test_full_board_only_pass():
-    s = load_game("rings", players=2).new_initial_state()
-    full = s.position().split()
-    board = "/".join("r" * len(r) if i % 2 else "b" * len(r) for i, r in enumerate(["x" * k for k in [2, 4, 6, 8, 10] + [12] * 13 + [10, 8, 6, 4, 2]]))
+    rows = [2, 4, 6, 8, 10] + [12] * 13 + [10, 8, 6, 4, 2]
+    board = "/".join(("r" if i % 2 else "b") * k for i, k in enumerate(rows))
     s = load_game("rings", players=2).state_from_position(f"{board} r place 0 -")
-    assert s.legal_actions() == [PASS]
-    assert full[1:] == ["r", "place", "0", "-"]
+    turns = 0
+    while not s.is_terminal():
+        if s.phase() == "place":
+            assert s.legal_actions() == [PASS]
+            s.play("pass")
+            turns += 1
+        else:
+            s.convert_all()
+        assert turns < 10
+    assert s.outcome().reason == "passes" and turns >= 2
+    assert s.outcome().winners == (RED,)  # red (rows 2, 4, ...) converts first and takes the board
 
 
 # -- resignation ------------------------------------------------------------------
@@ -248,5 +256,13 @@ def test_outcome_with_resigned_player_excluded():
     assert s.returns() == [0.5, -1.0, 0.5]
 
 
-def test_every_point_of_circle_listed():
-    assert len(CIRCLE_POINTS[ci("LM12")]) == 6
+def test_clones_undo_a_resignation_independently():
+    s = load_game("rings", players=3).new_initial_state()
+    s.play("K12")
+    s.resign(BLUE)
+    c = s.clone()
+    s.undo_action()
+    c.undo_action()
+    s.play("A11")
+    assert c.owner(point_index("A11")) == -1 and s.owner(point_index("A11")) == BLUE
+    assert c.current_player() == BLUE and c.legal_actions()[0] == 0

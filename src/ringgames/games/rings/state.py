@@ -91,6 +91,8 @@ class RingsGame(Game):
     def state_from_position(self, position: str) -> "RingsState":
         owner, mover, phase, passes, resigned = parse_position(position, self.num_players)
         n = self.num_players
+        if len(resigned) >= n:
+            raise NotationError("resigned: every player has resigned; at least one must remain")
         for p in resigned:
             if p in owner:
                 raise NotationError(f"resigned player {SEAT_LETTERS[p]} still has stones (write them as x)")
@@ -424,7 +426,7 @@ class RingsState(State):
 
     def _after_resign_undo(self) -> None:
         owner, self._mover, self._phase, self._passes = self._resign_undo.pop()
-        self._owner = owner
+        self._owner = list(owner)  # clones share the saved list
         self._rebuild()
 
     # -- helpers for people and programs --------------------------------------
