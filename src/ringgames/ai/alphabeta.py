@@ -10,9 +10,9 @@ using depth (at most ``extend`` of them below the horizon).
 With more than two players the search is *paranoid*: the root player against
 a coalition of all the others.
 
-Transposition keys: ``state.zobrist_key()`` when a game provides it, else a
-hash of ``state.position()`` (the position string, without history), plus the
-searching player with more than two players.
+Transposition keys: ``state.hash_key()`` (the protocol's position key: a
+hash of ``state.position()`` unless the game provides a faster Zobrist key),
+plus the searching player with more than two players.
 
 >>> from ringgames import load_game
 >>> s = load_game("yinsh").new_initial_state()
@@ -68,8 +68,8 @@ class AlphaBetaAgent:
 
     # -- helpers ---------------------------------------------------------
     def _key(self, state: State):
-        zk = getattr(state, "zobrist_key", None)
-        k = zk() if zk is not None else hash(state.position())
+        hk = getattr(state, "hash_key", None)  # the protocol's key (games may make it fast)
+        k = hk() if hk is not None else hash(state.position())
         return (k, self._root) if self._multi else k
 
     def _static(self, state: State, me: int) -> float:

@@ -60,7 +60,7 @@ agent takes each of them.
 | random | `random:seed=1` | uniformly random legal action |
 | greedy | `greedy`, `greedy:eval=0` | plays a win within its turn if there is one; never hands the next player a win within their turn if it can avoid it; otherwise the best evaluation one decision ahead (`eval=0`: a random safe action) |
 | mcts | `mcts:iterations=2000`, `mcts:time=2,rollout=0` | UCT with per-player rewards (any number of players), iteration or time budget, seedable, tree reused between decisions; leaves valued by a random playout (`rollout=-1`, to the end) or by the evaluation after `rollout` random steps (`rollout=0`: evaluation only); plays a win in its turn at once and leaves out actions that hand one |
-| alphabeta | `alphabeta:depth=3`, `alphabeta:time=2` | iterative-deepening negamax with alpha-beta, transposition table keyed by the position string (or a game's `zobrist_key()`), TT-move and history-heuristic ordering, time budget; the sign flips only when the player to move changes; more than two players: paranoid |
+| alphabeta | `alphabeta:depth=3`, `alphabeta:time=2` | iterative-deepening negamax with alpha-beta, transposition table keyed by the protocol's `hash_key()` (position only; Zobrist where a game provides it), TT-move and history-heuristic ordering, time budget; the sign flips only when the player to move changes; more than two players: paranoid |
 | level | `level:1` … `level:5` | the documented agent and budget for the game (table below); `scale=` multiplies the time budgets |
 
 Commands: `ringgames match GAME A B [--games N] [--jobs J] [--json]`,
