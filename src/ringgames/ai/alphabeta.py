@@ -28,7 +28,7 @@ import time
 
 from ..protocol import State
 from .evaluation import get_evaluator, win_probability
-from .tactics import winning_action
+from .tactics import safe_actions, winning_action
 
 __all__ = ["AlphaBetaAgent", "WIN"]
 
@@ -47,11 +47,15 @@ class AlphaBetaAgent:
     Options: ``depth`` (max turns, default 64), ``time`` (seconds per decision;
     default none: depth only), ``extend`` (same-player decisions searched below
     the horizon, default 4), ``tt`` (max table entries, default 400000),
-    ``seed`` (random tie-break of equal moves).
+    ``seed`` (random tie-break of equal moves), ``safe`` (1: leave out root actions that
+    hand the next player a win within their turn, as greedy does; default 1).
+    Depth 1 is always completed, even past the time budget.
     """
 
     def __init__(self, depth: int = 64, time: float | None = None, extend: int = 4, tt: int = 400_000,
-                 seed: int | None = None, noise: float = 0.0):
+                 seed: int | None = None, noise: float = 0.0, safe: int = 1):
+        self.safe = bool(safe)
+        self._may_stop = False
         self.max_depth = int(depth)
         self.time_limit = None if time in (None, 0) else float(time)
         if self.time_limit is None and depth == 64:
@@ -86,7 +90,7 @@ class AlphaBetaAgent:
     # -- search ----------------------------------------------------------
     def _tick(self) -> None:
         self.nodes += 1
-        if self.nodes & 63 == 0 and self.deadline is not None and time.perf_counter() > self.deadline:
+        if self.nodes & 63 == 0 and self.deadline is not None and self._may_stop and time.perf_counter() > self.deadline:
             raise _Timeout
 
     def _search(self, state: State, depth: int, alpha: float, beta: float, ply: int, ext: int,
@@ -190,10 +194,18 @@ class AlphaBetaAgent:
                           seconds=time.perf_counter() - start)
             self.last = result
             return result
+        if self.safe:
+            actions = safe_actions(state, actions)
+            if len(actions) == 1:
+                result.update(action=actions[0], pv=actions[:1], nodes=0, win_probability=0.5,
+                              seconds=time.perf_counter() - start)
+                self.last = result
+                return result
         self.rng.shuffle(actions)
         scores: dict[int, float] = {}
         order = actions
         for depth in range(1, max_depth + 1):
+            self._may_stop = depth > 1  # depth 1 always completes: a partial one could pick any move
             alpha, beta = -float("inf"), float("inf")
             iter_scores = {}
             best_a, best_v = None, -float("inf")
