@@ -5,8 +5,8 @@ Level  Meaning
 =====  ==========================================================================
 1      beginner: takes a win in one, avoids handing one, otherwise plays at random
 2      greedy: as 1, but picks the action with the best evaluation one decision ahead
-3      search, about 0.5 s per decision
-4      search, about 2 s per decision
+3      search, about 0.5 s per decision (Gygès: depth 2, at most 1 s)
+4      search, about 2 s per decision (Gygès: 2.5 s)
 5      search, about 5 s per decision (the strongest we have)
 =====  ==========================================================================
 
@@ -44,11 +44,13 @@ LEVELS: dict[str, dict[int, str]] = {
         4: "alphabeta:time=2",
         5: "alphabeta:time=5",
     },
+    # Gygès: depth 2 must complete (a cut-off depth 2 played worse than greedy in our
+    # trials), so level 3 is depth-limited with a time cap (typically 0.5–1 s).
     "gyges": {
         1: "greedy:eval=0",
         2: "greedy",
-        3: "alphabeta:time=0.5",
-        4: "alphabeta:time=2",
+        3: "alphabeta:depth=2,time=1",
+        4: "alphabeta:time=2.5",
         5: "alphabeta:time=5",
     },
     "rings": {
