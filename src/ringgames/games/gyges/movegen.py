@@ -22,24 +22,67 @@ _ROW = ROW
 
 
 def _walk(board, cur, rem, used, goal_row, ends, reps, seen):
-    if rem == 1 and _ROW[cur] == goal_row:
-        ends.add(GOAL)
-    for nb, bit in _NEIGH[cur]:
-        if used & bit:
-            continue
-        p = board[nb]
-        if rem > 1:
+    """One segment of ``rem`` steps from ``cur`` (loops unrolled per length), then bounces recursively."""
+    if rem == 1:
+        if _ROW[cur] == goal_row:
+            ends.add(GOAL)
+        for n1, b1 in _NEIGH[cur]:
+            if used & b1:
+                continue
+            u1 = used | b1
+            p = board[n1]
             if p == 0:
-                _walk(board, nb, rem - 1, used | bit, goal_row, ends, reps, seen)
-        elif p == 0:
-            ends.add(nb)
-        else:
-            reps.add(nb)
-            u = used | bit
-            k = (u << 6) | nb
-            if k not in seen:
-                seen.add(k)
-                _walk(board, nb, p, u, goal_row, ends, reps, seen)
+                ends.add(n1)
+            else:
+                reps.add(n1)
+                k = (u1 << 6) | n1
+                if k not in seen:
+                    seen.add(k)
+                    _walk(board, n1, p, u1, goal_row, ends, reps, seen)
+    elif rem == 2:
+        for n1, b1 in _NEIGH[cur]:
+            if used & b1 or board[n1]:
+                continue
+            u1 = used | b1
+            if _ROW[n1] == goal_row:
+                ends.add(GOAL)
+            for n2, b2 in _NEIGH[n1]:
+                if u1 & b2:
+                    continue
+                u2 = u1 | b2
+                p = board[n2]
+                if p == 0:
+                    ends.add(n2)
+                else:
+                    reps.add(n2)
+                    k = (u2 << 6) | n2
+                    if k not in seen:
+                        seen.add(k)
+                        _walk(board, n2, p, u2, goal_row, ends, reps, seen)
+    else:
+        for n1, b1 in _NEIGH[cur]:
+            if used & b1 or board[n1]:
+                continue
+            u1 = used | b1
+            for n2, b2 in _NEIGH[n1]:
+                if u1 & b2 or board[n2]:
+                    continue
+                u2 = u1 | b2
+                if _ROW[n2] == goal_row:
+                    ends.add(GOAL)
+                for n3, b3 in _NEIGH[n2]:
+                    if u2 & b3:
+                        continue
+                    u3 = u2 | b3
+                    p = board[n3]
+                    if p == 0:
+                        ends.add(n3)
+                    else:
+                        reps.add(n3)
+                        k = (u3 << 6) | n3
+                        if k not in seen:
+                            seen.add(k)
+                            _walk(board, n3, p, u3, goal_row, ends, reps, seen)
 
 
 def drop_squares(board, side: int) -> list[int]:

@@ -63,6 +63,11 @@ def parse_move_syntax(text: str) -> tuple[list[int], bool, int | None]:
     if not m:
         raise NotationError(f"{text!r} is not a move (e.g. c1-c3, c1-d2-d4(e5), b5-b6-G)")
     parts = m.group(1).split("-")
+    for p in parts[:-1] if parts[-1] == "g" else parts:
+        try:
+            parse_square(p)
+        except NotationError as exc:
+            raise NotationError(f"{text!r} is not a move: {exc}") from None
     wins = parts[-1] == "g"
     if wins:
         parts = parts[:-1]

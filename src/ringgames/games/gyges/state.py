@@ -32,6 +32,9 @@ from .notation import (
     parse_square,
 )
 
+#: The position the spec's perft values start from.
+REFERENCE_POSITION = "321123/000000/000000/000000/000000/321123 S"
+
 # Phases
 SETUP_SOUTH, SETUP_NORTH, PLAY = 0, 1, 2
 
@@ -310,10 +313,13 @@ class GygesState(State):
         end = None if wins else landings[-1]
         if end is not None:
             if drop is None and b[end]:
-                raise IllegalActionError(
-                    f"{shown}: {SQUARE_NAMES[end]} is occupied; bounce on or replace it "
-                    f"(e.g. {shown}(a1) puts the displaced piece on a1)"
-                )
+                hint = ""
+                if self._replace:
+                    drops = drop_squares(b, self._side)
+                    if drops:
+                        x = SQUARE_NAMES[drops[0]]
+                        hint = f"; e.g. {shown}({x}) replaces it and drops the displaced piece on {x}"
+                raise IllegalActionError(f"{shown}: {SQUARE_NAMES[end]} is occupied: bounce on it or replace it{hint}")
             if drop is not None:
                 if not b[end]:
                     raise IllegalActionError(f"{shown}: {SQUARE_NAMES[end]} is empty, there is nothing to replace")
@@ -338,42 +344,37 @@ class GygesState(State):
         if drop is not None:
             drops = drop_squares(b, self._side)
             if drop not in drops:
-                lim = "highest" if self._side == 0 else "lowest"
-                raise IllegalActionError(
-                    f"{shown}: {SQUARE_NAMES[drop]} is not a legal drop square (an empty square, not beyond the {lim} occupied row)"
-                )
+                if drop == end:
+                    why = "the moving piece stays there"
+                elif b[drop]:
+                    why = "it is occupied"
+                else:
+                    opp = SIDE_NAMES[1 - self._side]
+                    why = f"it is beyond {opp}'s nearest non-empty row"
+                raise IllegalActionError(f"{shown}: cannot drop the displaced piece on {SQUARE_NAMES[drop]}: {why}")
             return encode_move(s, end, drop)
         return encode_move(s, end, NO_DROP)
 
     # -- people ----------------------------------------------------------
     def input_choices(self, text: str) -> list[str]:
-        """Legal action strings consistent with the partial input.
+        """Legal action strings consistent with the partial input (step-by-step entry).
 
-        Prefix matching on the canonical strings first; otherwise (a start square,
-        or a non-canonical landing sequence) the moves of that piece, narrowed to
-        the typed end square where that matches some.
+        ``c1`` lists the moves of the piece on c1, ``c1-b1`` those through or onto b1
+        (ending on b1 needs a drop square: ``c1-b1(a4)``); plain moves come before replaces.
+        A complete landing sequence that is not canonical (``c1-b1-c2``) gives the
+        canonical string of the move it realises. An impossible input gives [].
         """
         t = text.strip().lower()
         if self.is_terminal():
             return []
         strings = [self.action_to_string(a) for a in self.legal_actions()]
         out = [x for x in strings if x.lower().startswith(t)]
-        if out or self._phase != PLAY:
-            return out
-        try:
-            parts = [p for p in t.split("(")[0].split("-") if p and p != "g"]
-            squares = [parse_square(p) for p in parts]
-        except NotationError:
-            return []
-        if not squares:
-            return []
-        s = squares[0]
-        mine = [(a, x) for a, x in zip(self.legal_actions(), strings) if MOVE_BASE <= a < PASS and decode_move(a)[0] == s]
-        if len(squares) > 1:
-            narrowed = [x for a, x in mine if decode_move(a)[1] == squares[-1]]
-            if narrowed:
-                return narrowed
-        return [x for _, x in mine]
+        if not out and self._phase == PLAY:
+            try:
+                out = [self.action_to_string(self.string_to_action(t))]
+            except (NotationError, IllegalActionError):
+                out = []
+        return sorted(out, key=lambda x: "(" in x)
 
     def render(self) -> str:
         """The board for a terminal: row 6 at the top, both goals, the side to move."""
@@ -402,6 +403,10 @@ class GygesState(State):
         return {"moves": n}
 
     # -- search ----------------------------------------------------------
+    def hash_key(self) -> int:
+        """The incremental Zobrist key of the position (board and side to move)."""
+        return self._key
+
     def successor_keys(self) -> dict[int, int]:
         """Distinct successor positions of the current play position: key -> first action."""
         b, side, key = self._board, self._side, self._key
@@ -500,5 +505,9 @@ class GygesGame(Game):
             f"position has {n} pieces; a game position has 12 (four each of 1, 2 and 3 rings), a setup position 0 or 6"
         )
 
+    def perft_start(self) -> GygesState:
+        """perft starts after the setup, from ``321123/000000/000000/000000/000000/321123 S`` (as the spec says)."""
+        return self.state_from_position(REFERENCE_POSITION)
+
     def perft_benchmark(self) -> tuple[State, int]:
-        return self.state_from_position("321123/000000/000000/000000/000000/321123 S"), 2
+        return self.state_from_position(REFERENCE_POSITION), 2
