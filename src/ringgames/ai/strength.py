@@ -68,8 +68,8 @@ Commands: `ringgames match GAME A B [--games N] [--jobs J] [--json]`,
 `ringgames play GAME --black level:3`, and `ringgames strength` (this report).
 `ringgames strength` with its defaults (100 games per pairing, real budgets,
 all games, levels 1–5) produces the complete report; it takes days on two
-cores (a level-5 decision takes up to 5 s and a RINGS game has about 270
-decisions), so the figures below state exactly what was run.
+cores (a level-5 decision takes up to 5 s and a RINGS game has about 390
+actions), so the figures below state exactly what was run.
 """
 
 
