@@ -292,7 +292,7 @@ def _load_plugins() -> None:
             try:
                 importlib.import_module(mod)
             except ModuleNotFoundError as exc:
-                if exc.name != mod:
+                if exc.name != mod and not mod.startswith(f"{exc.name}."):  # a game not installed yet
                     raise
 
 
