@@ -300,7 +300,8 @@ def bench(game, as_json, seconds):
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
 @click.option("--db", "db_url", default=None, help="Database URL (default: an SQLite file; postgresql://... works too).")
 @click.option("--ai-workers", default=2, show_default=True, type=int, help="Processes for computer moves.")
-def serve(host, port, db_url, ai_workers):
+@click.option("--ai-delay", default=0.3, show_default=True, type=float, help="Least seconds between two computer actions (so people can follow).")
+def serve(host, port, db_url, ai_workers, ai_delay):
     """Run the play site (lobby, games, archive, JSON API at /docs)."""
     import uvicorn
 
@@ -313,7 +314,7 @@ def serve(host, port, db_url, ai_workers):
     else:
         click.echo(f"database: {url.split('@')[-1]}")
     click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
-    uvicorn.run(create_app(url, ai_workers=ai_workers), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(url, ai_workers=ai_workers, ai_delay=ai_delay), host=host, port=port, log_level="warning")
 
 
 @main.command("import")

@@ -20,7 +20,7 @@ const YINSH_BY_ID = Object.fromEntries(YINSH_POINTS.map(p => [p.id, p]));
 
 class YinshBoard {
   constructor(svg, onAction) { this.svg = svg; this.onAction = onAction; this.sel = null; }
-  xy(p) { const u = 40; return [60 + p.c * u * Math.sqrt(3) / 2, 60 + (12 - (2 * p.r - p.c) / 2) * u - 80]; }
+  xy(p) { const u = 40; return [40 + p.c * u * Math.sqrt(3) / 2, 30 + (16 - (2 * p.r - p.c)) * u / 2]; }
   parse(pos) {
     const f = pos.split(" ");
     const cells = {};
@@ -42,7 +42,7 @@ class YinshBoard {
   draw(position, legal, canAct) {
     const svg = this.svg; svg.innerHTML = "";
     const st = this.parse(position);
-    svg.setAttribute("viewBox", "0 0 470 500");
+    svg.setAttribute("viewBox", "0 0 430 430");
     const g = el("g", {class: "lines"}, svg);
     for (const p of YINSH_POINTS) for (const [dc, dr] of [[0,1],[1,0],[1,1]]) {
       const q = YINSH_BY_ID[YINSH_COLS[p.c + dc] + (p.r + dr)];

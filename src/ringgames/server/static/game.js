@@ -30,7 +30,7 @@ function render() {
   $("seats").replaceChildren(...S.seats.map((s, i) => h("div", {class: "seat" + (S.to_move === i ? " to-move" : ""), "data-seat": i},
     h("span", {class: "sw", style: `background:${S.game === "yinsh" ? ["#fff", "#111"][i] : S.game === "rings" ? SEAT_COLOURS[i] : ["#eee", "#555"][i]}`}),
     `${S.seat_names[i]}: `, h("span", {class: "name"}, s.name),
-    s.kind === "computer" ? " 🖥" : "", MINE.includes(i) ? " (you)" : "",
+    s.kind === "computer" ? " [computer]" : "", MINE.includes(i) ? " (you)" : "",
     s.open ? h("button", {onclick: () => join(i, null)}, "take this seat") : "")));
   const inv = JSON.parse(sessionStorage.getItem(`invites-${GID}`) || "{}");
   $("invites").replaceChildren(...Object.entries(inv).filter(([i]) => !S.seats[i].joined).map(([i, url]) =>
