@@ -4,9 +4,14 @@ All figures are single-threaded and go through the game protocol, exactly as
 the AI and the server use it:
 
 * ``playouts_per_s`` — whole games from the start with uniformly random legal
-  actions (for games with a setup phase, the setup is random too);
+  actions (for games with a setup phase, the setup is random too), on the
+  fastest path the game offers: its compiled batched playouts
+  (``state.random_playouts``) where it has them (``playout_path: kernel``);
 * ``actions_per_s`` — atomic actions applied during those playouts
   (each one includes generating the legal actions it was drawn from);
+* ``protocol_playouts_per_s`` / ``protocol_actions_per_s`` — the same through
+  the Python protocol (``legal_actions`` + ``apply_action`` per action), as the
+  AI and the server see it;
 * ``perft_nodes_per_s`` — leaf nodes counted per second by ``perft`` from the
   game's :meth:`~ringgames.protocol.Game.perft_benchmark` position.
 """
@@ -36,6 +41,8 @@ def bench_game(name: str, seconds: float = 2.0, seed: int = 1, variant: str | No
     """Measure one game; returns a dict of figures (see the module docs)."""
     game = load_game(name, variant, players)
     rng = random.Random(seed)
+    # warm up (compiles the kernels on a cold cache)
+    random_playout(game.new_initial_state(), rng)
     games = actions = 0
     t0 = time.perf_counter()
     while True:
@@ -44,22 +51,59 @@ def bench_game(name: str, seconds: float = 2.0, seed: int = 1, variant: str | No
         elapsed = time.perf_counter() - t0
         if elapsed >= seconds:
             break
-    state, depth = game.perft_benchmark()
-    t1 = time.perf_counter()
-    nodes = state.perft(depth)
-    perft_s = time.perf_counter() - t1
-    return {
+    row = {
         "game": name,
         "variant": game.variant,
         "players": game.num_players,
-        "playouts": games,
-        "playouts_per_s": round(games / elapsed, 2),
-        "actions_per_s": round(actions / elapsed, 1),
+        "protocol_playouts_per_s": round(games / elapsed, 2),
+        "protocol_actions_per_s": round(actions / elapsed, 1),
         "mean_actions_per_game": round(actions / games, 1),
-        "perft_depth": depth,
-        "perft_nodes": nodes,
-        "perft_nodes_per_s": round(nodes / perft_s, 1),
     }
+    start = game.new_initial_state()
+    if hasattr(start, "random_playouts"):  # the batched kernel path
+        start.random_playouts(2, seed)
+        n, total, total_actions, kt = 64, 0, 0, 0.0
+        while kt < seconds:
+            t1 = time.perf_counter()
+            res = start.random_playouts(n, seed + n)
+            kt += time.perf_counter() - t1
+            total += n
+            total_actions += int(res["length"].sum())
+            n *= 2
+        row["playouts_per_s"] = round(total / kt, 1)
+        row["actions_per_s"] = round(total_actions / kt, 1)
+        row["playout_path"] = "kernel"
+    else:
+        row["playouts_per_s"] = row["protocol_playouts_per_s"]
+        row["actions_per_s"] = row["protocol_actions_per_s"]
+        row["playout_path"] = "protocol"
+    state, depth = game.perft_benchmark()
+    state.perft(1)
+    t1 = time.perf_counter()
+    nodes = state.perft(depth)
+    perft_s = time.perf_counter() - t1
+    row.update({"perft_depth": depth, "perft_nodes": nodes, "perft_nodes_per_s": round(nodes / perft_s, 1)})
+    return row
+
+
+def startup_cost(name: str, cold: bool) -> float:
+    """Seconds for ``import ringgames`` + loading the game + the first legal actions and apply, in a fresh
+    interpreter; ``cold`` points numba's cache at an empty folder first."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    code = (
+        "import time; t=time.perf_counter(); import ringgames; g=ringgames.load_game(%r); s=g.new_initial_state();"
+        "s.apply_action(s.legal_actions()[0]); s.perft(2); print(time.perf_counter()-t)" % name
+    )
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory() as tmp:
+        if cold:
+            env["NUMBA_CACHE_DIR"] = tmp
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return round(float(out.stdout.strip().splitlines()[-1]), 3)
 
 
 def bench_all(games: list[str] | None = None, seconds: float = 2.0) -> list[dict]:

@@ -224,6 +224,8 @@ def play(game, variant, players, position, moves, white, black, south, north, se
             click.echo(Record.from_state(state).dumps())
             finish(1)
         text = line.split(";")[0].strip()
+        if not sys.stdin.isatty():
+            click.echo(text)  # echo piped input so that transcripts read naturally
         if not text:
             continue
         low = text.lower()
@@ -270,9 +272,10 @@ def play(game, variant, players, position, moves, white, black, south, north, se
 @click.argument("game", required=False, type=click.Choice(sorted(GAMES), case_sensitive=False))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
 @click.option("--seconds", type=float, default=2.0, show_default=True, help="Time spent on random playouts per game.")
-def bench(game, as_json, seconds):
+@click.option("--startup", is_flag=True, help="Also measure start-up (import + first calls) in fresh interpreters, warm and cold cache.")
+def bench(game, as_json, seconds, startup):
     """Measure engine speed: random playouts/s, actions/s, perft nodes/s."""
-    from .bench import bench_game, machine_description
+    from .bench import bench_game, machine_description, startup_cost
 
     games = [game] if game else list(GAMES)
     rows = []
@@ -282,16 +285,25 @@ def bench(game, as_json, seconds):
         except ModuleNotFoundError as exc:
             click.echo(f"# {name}: not available ({exc})", err=True)
             continue
+        if startup:
+            row["startup_warm_s"] = startup_cost(name, cold=False)
+            row["startup_cold_s"] = startup_cost(name, cold=True)
         rows.append(row)
         if as_json:
             click.echo(json.dumps(row))
     if not as_json:
         click.echo(f"# {machine_description()}, single thread")
-        click.echo(f"{'game':<8} {'playouts/s':>11} {'actions/s':>11} {'actions/game':>13} {'perft':>8} {'nodes/s':>11}")
+        click.echo(
+            f"{'game':<8} {'playouts/s':>11} {'actions/s':>12} {'path':>8} {'protocol playouts/s':>20}"
+            f" {'protocol actions/s':>19} {'actions/game':>13} {'perft':>6} {'perft nodes/s':>14}"
+            + (f" {'start warm s':>13} {'start cold s':>13}" if startup else "")
+        )
         for r in rows:
             click.echo(
-                f"{r['game']:<8} {r['playouts_per_s']:>11,.1f} {r['actions_per_s']:>11,.0f} {r['mean_actions_per_game']:>13,.1f}"
-                f" {'d=' + str(r['perft_depth']):>8} {r['perft_nodes_per_s']:>11,.0f}"
+                f"{r['game']:<8} {r['playouts_per_s']:>11,.1f} {r['actions_per_s']:>12,.0f} {r['playout_path']:>8}"
+                f" {r['protocol_playouts_per_s']:>20,.1f} {r['protocol_actions_per_s']:>19,.0f}"
+                f" {r['mean_actions_per_game']:>13,.1f} {'d=' + str(r['perft_depth']):>6} {r['perft_nodes_per_s']:>14,.0f}"
+                + (f" {r['startup_warm_s']:>13.2f} {r['startup_cold_s']:>13.2f}" if startup else "")
             )
 
 

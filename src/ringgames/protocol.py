@@ -362,6 +362,13 @@ class State(abc.ABC):
         """Game-specific facts for ``ringgames replay`` (e.g. rings removed)."""
         return {}
 
+    def hash_key(self) -> int:
+        """A 64-bit key of the position (not the history), for transposition tables.
+
+        Equal positions give equal keys; games may override it with a faster one.
+        """
+        return hash(self.position())
+
     # -- people ------------------------------------------------------------
     def render(self) -> str:
         """A drawing of the position for a terminal (games override it)."""

@@ -110,7 +110,8 @@ class Record:
         turns: list[Turn] = []
         cur: Turn | None = None
         resigned = iter(state._resigned)
-        for a in state.history:
+        hist = state.history
+        for i, a in enumerate(hist):
             if a == RESIGN:
                 seat = next(resigned)
                 tok = "resign" if seat == s.current_player() else f"resign {game.seat_names[seat]}"
@@ -125,7 +126,14 @@ class Record:
                 continue
             p = s.current_player()
             text = s.action_to_string(a)
-            omit = s.record_omits(a)
+            # an omitted action (RINGS' turn end) is written after all when a resignation or draw follows
+            # at once (a line before a resign/draw line implies no end, see replay) or when it would open
+            # a line of its own (the turn went on after another player's resignation)
+            omit = (
+                s.record_omits(a)
+                and not (i + 1 < len(hist) and hist[i + 1] in (RESIGN, AGREED_DRAW))
+                and not (cur is None or cur.player != p)
+            )
             s.apply_action(a)
             if cur is None or cur.player != p:
                 cur = Turn([], player=p)
@@ -191,7 +199,9 @@ class Record:
                         msg += f" (legal: {' '.join(exc.legal)})"
                     raise RecordError(msg) from None
             if not state.is_terminal() and line_player is not None and state.current_player() == line_player:
-                end = state.implicit_turn_end()
+                nxt = self.turns[n].tokens[0].lower() if n < len(self.turns) and self.turns[n].tokens else ""
+                # a resignation (or draw) may interrupt a turn: the line before it then ends its turn only if it says so
+                end = None if nxt.startswith("resign") or nxt == "draw" else state.implicit_turn_end()
                 if end is not None:
                     state.apply_action(end)
         return state
@@ -292,8 +302,8 @@ def _load_plugins() -> None:
             try:
                 importlib.import_module(mod)
             except ModuleNotFoundError as exc:
-                if exc.name != mod and not mod.startswith(f"{exc.name}."):  # a game not installed yet
-                    raise
+                if exc.name is None or not mod.startswith(exc.name):
+                    raise  # a real import error inside an importer
 
 
 def detect_format(text: str) -> str | None:

@@ -47,6 +47,8 @@ def parse_boardspace(text: str, source: str = "<string>") -> list[Record]:
     if body.startswith("("):
         body = body[1:]
     nodes = body.split(";")
+    if nodes and not nodes[0].strip():
+        nodes = nodes[1:]  # the root node is node 0
     tags: dict[str, str] = {}
     variant = "standard"
     events: list[tuple[str, int, str]] = []  # (where, player, token)

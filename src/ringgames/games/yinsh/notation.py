@@ -24,7 +24,7 @@ points, either order) · ``xa5`` remove a ring · ``pass``.
 >>> load_game("yinsh").new_initial_state().position()
 '4/7/8/9/10/9/10/9/8/7/4 w place 0:0 - 0'
 >>> parse_action_text("XG9-g5")
-('row', (48, 44))
+('row', (54, 50))
 """
 
 from __future__ import annotations

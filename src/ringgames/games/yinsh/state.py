@@ -20,8 +20,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import numpy as np
+
 from ...protocol import TERMINAL, Game, NotationError, Outcome, State
-from .board import BETWEEN, NUM_POINTS, POINT_NAMES, RAYS, SYMMETRIES, WINDOW_ID, WINDOWS, WINDOWS_THROUGH, window_of
+from . import kernel as K
+from .board import BETWEEN, NUM_POINTS, POINT_NAMES, SYMMETRIES, WINDOW_ID, WINDOWS, window_of
+from .kernel import MOVE, NUM_ACTIONS, PASS, PLACE, RING, ROW
 from .notation import parse_action_text, parse_position, point_name
 
 __all__ = [
@@ -42,20 +46,9 @@ __all__ = [
 
 # Point contents. Marker of player p is 1 + p, ring of player p is 3 + p.
 EMPTY, WHITE_MARKER, BLACK_MARKER, WHITE_RING, BLACK_RING = 0, 1, 2, 3, 4
-
 RINGS_PER_PLAYER = 5
-TOTAL_MARKERS = 51
-
-# Action id layout.
-PLACE = 0  # PLACE + point
-MOVE = PLACE + NUM_POINTS  # MOVE + from * 85 + to
-ROW = MOVE + NUM_POINTS * NUM_POINTS  # ROW + window index
-RING = ROW + len(WINDOWS)  # RING + point
-PASS = RING + NUM_POINTS
-NUM_ACTIONS = PASS + 1
-
-# Phases.
-PH_PLACE, PH_MOVE, PH_ROW, PH_RING, PH_OVER = "place", "move", "row", "ring", "over"
+TOTAL_MARKERS = K.TOTAL_MARKERS
+_PHASE_CODE = {name: i for i, name in enumerate(K.PHASE_NAMES)}
 
 
 class YinshGame(Game):
@@ -85,279 +78,180 @@ class YinshGame(Game):
 
     def state_from_position(self, position: str) -> "YinshState":
         """A state from a position string (see :mod:`.notation`). Raises NotationError."""
-        s = YinshState(self)
         board, actor, phase, removed, mover, passes = parse_position(position)
-        if any(r >= self.rings_to_win for r in removed) and phase != PH_OVER:
+        if any(r >= self.rings_to_win for r in removed) and phase != "over":
             raise NotationError(f"position: a player has already removed {max(removed)} rings")
-        s.board = board
-        s.rings = [[p for p in range(NUM_POINTS) if board[p] == WHITE_RING], [p for p in range(NUM_POINTS) if board[p] == BLACK_RING]]
-        s.markers = sum(1 for v in board if v in (WHITE_MARKER, BLACK_MARKER))
-        if s.markers > TOTAL_MARKERS:
-            raise NotationError(f"position: {s.markers} markers on the board, more than {TOTAL_MARKERS}")
-        s.removed = list(removed)
-        s.placed = len(s.rings[0]) + len(s.rings[1]) + removed[0] + removed[1]
-        if any(len(s.rings[p]) + removed[p] > RINGS_PER_PLAYER for p in (0, 1)):
+        rings = [[p for p in range(NUM_POINTS) if board[p] == WHITE_RING], [p for p in range(NUM_POINTS) if board[p] == BLACK_RING]]
+        markers = sum(1 for v in board if v in (WHITE_MARKER, BLACK_MARKER))
+        if markers > TOTAL_MARKERS:
+            raise NotationError(f"position: {markers} markers on the board, more than {TOTAL_MARKERS}")
+        if any(len(rings[p]) + removed[p] > RINGS_PER_PLAYER for p in (0, 1)):
             raise NotationError("position: more than 5 rings for one player")
-        s.actor, s.phase, s.passes = actor, phase, passes
-        s.mover = actor if mover is None else mover
-        if phase == PH_PLACE and s.placed >= 2 * RINGS_PER_PLAYER:
+        placed = len(rings[0]) + len(rings[1]) + removed[0] + removed[1]
+        if phase == "place" and placed >= 2 * RINGS_PER_PLAYER:
             raise NotationError("position: placement phase with all 10 rings placed")
-        if phase in (PH_MOVE, PH_ROW, PH_RING) and s.placed < 2 * RINGS_PER_PLAYER:
+        if phase in ("move", "row", "ring") and placed < 2 * RINGS_PER_PLAYER:
             raise NotationError(f"position: phase {phase!r} before all rings are placed")
-        s.pending = [s._scan_rows(0), s._scan_rows(1)]
-        if phase == PH_ROW and not s.pending[actor]:
+        st = YinshState(self)
+        a = st.s
+        a[:NUM_POINTS] = board
+        for p in (0, 1):
+            for i, q in enumerate(rings[p]):
+                a[K.RINGS + 5 * p + i] = q
+        a[K.ACTOR] = actor
+        a[K.MOVER] = actor if mover is None else mover
+        a[K.PHASE] = _PHASE_CODE[phase]
+        a[K.PASSES] = passes
+        a[K.PLACED] = placed
+        a[K.MARKERS] = markers
+        a[K.REMOVED], a[K.REMOVED + 1] = removed
+        K.scan_rows(a)
+        if phase == "row" and not st._scan_rows(actor):
             raise NotationError("position: phase 'row' but the player has no row")
-        if phase == PH_OVER:
-            s._over = s._final_outcome("rings" if max(removed) >= self.rings_to_win else "markers")
-        s._start = s.position()
-        return s
+        if phase == "over":
+            K.final_outcome(a, K.R_RINGS if max(removed) >= self.rings_to_win else K.R_MARKERS)
+            if max(removed) >= self.rings_to_win:
+                a[K.WINNER] = 0 if removed[0] > removed[1] else 1
+        st._start = st.position()
+        return st
+
+    def perft_benchmark(self) -> tuple["YinshState", int]:
+        """After the reference placement of the rules (White to move), depth 3: 486,978 nodes."""
+        s = self.new_initial_state()
+        for a in "e3 a5 b5 c6 d6 e4 h7 g2 g3 g8".split():
+            s.play(a)
+        return s, 3
 
 
 class YinshState(State):
-    """A YINSH position with its history. Seats: 0 = White, 1 = Black."""
+    """A YINSH position with its history. Seats: 0 = White, 1 = Black.
 
-    __slots__ = (
-        "game", "board", "rings", "removed", "placed", "markers", "actor", "mover", "phase", "passes",
-        "pending", "_over", "_history", "_undo", "_resigned", "_agreed", "_start", "_win",
-    )
+    The position lives in one int32 array (``self.s``, layout in :mod:`.kernel`);
+    the rules run in the compiled kernel. Undo records are copies of that array.
+    """
+
+    __slots__ = ("game", "s", "_history", "_undo", "_resigned", "_agreed", "_start", "_buf")
 
     def __init__(self, game: YinshGame):
         self.game = game
-        self._win = game.rings_to_win
-        self.board = [EMPTY] * NUM_POINTS
-        self.rings = [[], []]  # ring points per player
-        self.removed = [0, 0]  # rings removed (scored) per player
-        self.placed = 0  # rings placed so far (0..10)
-        self.markers = 0  # markers on the board
-        self.actor = 0  # player to decide
-        self.mover = 0  # player whose move started the current turn
-        self.phase = PH_PLACE
-        self.passes = 0  # consecutive passes just played
-        self.pending = [[], []]  # candidate row windows per player after the last move
-        self._over: Outcome | None = None
+        self.s = K.new_state(game.rings_to_win)
         self._history: list[int] = []
-        self._undo: list[tuple] = []
+        self._undo: list[np.ndarray] = []
         self._resigned: list[int] = []
         self._agreed = False
         self._start = None
+        self._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
+
+    # -- read-only views of the position ---------------------------------
+    @property
+    def board(self) -> np.ndarray:
+        """The 85 points (0 empty, 1/2 white/black marker, 3/4 white/black ring), a view."""
+        return self.s[:NUM_POINTS]
+
+    @property
+    def rings(self) -> list[list[int]]:
+        """Ring points per player."""
+        r = self.s[K.RINGS : K.RINGS + 10].tolist()
+        return [[p for p in r[:5] if p >= 0], [p for p in r[5:] if p >= 0]]
+
+    @property
+    def removed(self) -> list[int]:
+        """Rings removed (scored) by White and Black."""
+        return [int(self.s[K.REMOVED]), int(self.s[K.REMOVED + 1])]
+
+    @property
+    def markers(self) -> int:
+        return int(self.s[K.MARKERS])
+
+    @property
+    def pool(self) -> int:
+        """Markers left in the pool."""
+        return TOTAL_MARKERS - int(self.s[K.MARKERS])
+
+    @property
+    def placed(self) -> int:
+        return int(self.s[K.PLACED])
+
+    @property
+    def actor(self) -> int:
+        return int(self.s[K.ACTOR])
+
+    @property
+    def mover(self) -> int:
+        return int(self.s[K.MOVER])
+
+    @property
+    def phase(self) -> str:
+        """``place``, ``move``, ``row``, ``ring`` or ``over``."""
+        return K.PHASE_NAMES[self.s[K.PHASE]]
+
+    @property
+    def passes(self) -> int:
+        return int(self.s[K.PASSES])
+
+    @property
+    def pending(self) -> list[list[int]]:
+        """Candidate row windows per player found after the last move."""
+        s = self.s
+        return [sorted(s[K.PEND + K.MAX_PEND * p : K.PEND + K.MAX_PEND * p + s[K.NPEND + p]].tolist()) for p in (0, 1)]
+
+    def _scan_rows(self, player: int) -> list[int]:
+        colour = 1 + player
+        b = self.s
+        return [w for w, pts in enumerate(WINDOWS) if all(b[q] == colour for q in pts)]
 
     # -- protocol --------------------------------------------------------
     @property
     def history(self) -> list[int]:
         return self._history
 
-    @property
-    def pool(self) -> int:
-        """Markers left in the pool."""
-        return TOTAL_MARKERS - self.markers
-
     def current_player(self) -> int:
-        return TERMINAL if self.is_terminal() else self.actor
+        if self.s[K.WINNER] != K.ONGOING or self._agreed or self._resigned:
+            return TERMINAL
+        return int(self.s[K.ACTOR])
 
     def _rules_outcome(self) -> Outcome | None:
-        return self._over
+        w = self.s[K.WINNER]
+        if w == K.ONGOING:
+            return None
+        return Outcome(() if w == K.DRAW else (int(w),), K.REASON_NAMES[self.s[K.REASON]])
 
     def legal_actions(self) -> list[int]:
-        if self._over is not None or self._agreed or self._resigned:
+        if self._agreed or self._resigned:
             return []
-        phase = self.phase
-        board = self.board
-        if phase == PH_MOVE:
-            out = self._ring_moves(self.actor)
-            return out if out else [PASS]
-        if phase == PH_PLACE:
-            return [p for p in range(NUM_POINTS) if board[p] == EMPTY]
-        if phase == PH_ROW:
-            return [ROW + w for w in self._rows_now(self.actor)]
-        if phase == PH_RING:
-            return sorted(RING + p for p in self.rings[self.actor])
-        return []
-
-    def _ring_moves(self, player: int) -> list[int]:
-        board = self.board
-        out = []
-        for a in sorted(self.rings[player]):
-            base = MOVE + a * NUM_POINTS
-            for ray in RAYS[a]:
-                jumped = False
-                for q in ray:
-                    v = board[q]
-                    if v == EMPTY:
-                        out.append(base + q)
-                        if jumped:
-                            break
-                    elif v <= BLACK_MARKER:
-                        jumped = True
-                    else:
-                        break
-        out.sort()
-        return out
-
-    def has_ring_move(self, player: int) -> bool:
-        board = self.board
-        for a in self.rings[player]:
-            for ray in RAYS[a]:
-                if ray and board[ray[0]] != WHITE_RING and board[ray[0]] != BLACK_RING:
-                    for q in ray:
-                        v = board[q]
-                        if v == EMPTY:
-                            return True
-                        if v > BLACK_MARKER:
-                            break
-        return False
-
-    def _rows_now(self, player: int) -> list[int]:
-        board = self.board
-        colour = 1 + player
-        return [w for w in self.pending[player] if all(board[q] == colour for q in WINDOWS[w])]
-
-    def _scan_rows(self, player: int) -> list[int]:
-        board = self.board
-        colour = 1 + player
-        return [w for w, pts in enumerate(WINDOWS) if all(board[q] == colour for q in pts)]
+        n = K.legal_actions(self.s, self._buf)
+        return self._buf[:n].tolist()
 
     def apply_action(self, action: int) -> None:
-        board = self.board
-        actor = self.actor
-        self._undo.append((self.actor, self.mover, self.phase, self.passes, self.pending, self._over))
+        self._undo.append(self.s.copy())
         self._history.append(action)
-        if action < MOVE:  # place a ring
-            board[action] = 3 + actor
-            self.rings[actor].append(action)
-            self.placed += 1
-            self.actor = 1 - actor
-            if self.placed == 2 * RINGS_PER_PLAYER:
-                self.mover = 1  # so that White starts the movement phase
-                self._start_turn(0)
-        elif action < ROW:  # move a ring
-            a, b = divmod(action - MOVE, NUM_POINTS)
-            board[a] = 1 + actor
-            board[b] = 3 + actor
-            ring_list = self.rings[actor]
-            ring_list[ring_list.index(a)] = b
-            self.markers += 1
-            changed = [a]
-            for q in BETWEEN[a][b]:
-                v = board[q]
-                if v:  # a marker: flip it
-                    board[q] = 3 - v
-                    changed.append(q)
-            self.passes = 0
-            self.mover = actor
-            # candidate rows: windows through a changed point, per colour
-            seen = set()
-            rows = ([], [])
-            for q in changed:
-                for w in WINDOWS_THROUGH[q]:
-                    if w in seen:
-                        continue
-                    seen.add(w)
-                    pts = WINDOWS[w]
-                    c = board[pts[0]]
-                    if c == WHITE_MARKER or c == BLACK_MARKER:
-                        if board[pts[1]] == c and board[pts[2]] == c and board[pts[3]] == c and board[pts[4]] == c:
-                            rows[c - 1].append(w)
-            self.pending = [sorted(rows[0]), sorted(rows[1])]
-            self._after_resolution(actor)
-        elif action < RING:  # remove a row
-            for q in WINDOWS[action - ROW]:
-                board[q] = EMPTY
-            self.markers -= 5
-            self.phase = PH_RING
-        elif action < PASS:  # remove a ring
-            p = action - RING
-            board[p] = EMPTY
-            self.rings[actor].remove(p)
-            self.removed[actor] += 1
-            if self.removed[actor] >= self._win:
-                self._over = Outcome((actor,), "rings")
-                self.phase = PH_OVER
-            else:
-                self._after_resolution(actor)
-        else:  # pass
-            self.passes += 1
-            self.mover = actor
-            if self.passes >= 2:
-                self._over = self._final_outcome("blocked")
-                self.phase = PH_OVER
-            else:
-                self._start_turn(1 - actor)
-
-    def _after_resolution(self, player: int) -> None:
-        """After a move or a ring removal by ``player``: next pending row, or the next turn."""
-        mover = self.mover
-        if self._rows_now(player):
-            self.actor, self.phase = player, PH_ROW
-            return
-        if player == mover:
-            other = 1 - mover
-            if self._rows_now(other):
-                self.actor, self.phase = other, PH_ROW
-                return
-        self._start_turn(1 - mover)
-
-    def _start_turn(self, player: int) -> None:
-        self.actor = player
-        if self.markers >= TOTAL_MARKERS:
-            self._over = self._final_outcome("markers")
-            self.phase = PH_OVER
-        else:
-            self.phase = PH_MOVE
-
-    def _final_outcome(self, reason: str) -> Outcome:
-        w, b = self.removed
-        if w == b:
-            return Outcome((), reason)
-        return Outcome((0,) if w > b else (1,), reason)
+        K.apply_action(self.s, action)
 
     def _undo_action(self, action: int) -> None:
-        board = self.board
         self._history.pop()
-        self.actor, self.mover, self.phase, self.passes, self.pending, self._over = self._undo.pop()
-        actor = self.actor
-        if action < MOVE:
-            board[action] = EMPTY
-            self.rings[actor].remove(action)
-            self.placed -= 1
-        elif action < ROW:
-            a, b = divmod(action - MOVE, NUM_POINTS)
-            board[a] = 3 + actor
-            board[b] = EMPTY
-            ring_list = self.rings[actor]
-            ring_list[ring_list.index(b)] = a
-            self.markers -= 1
-            for q in BETWEEN[a][b]:
-                v = board[q]
-                if v:
-                    board[q] = 3 - v
-        elif action < RING:
-            colour = 1 + actor
-            for q in WINDOWS[action - ROW]:
-                board[q] = colour
-            self.markers += 5
-        elif action < PASS:
-            p = action - RING
-            board[p] = 3 + actor
-            self.rings[actor].append(p)
-            self.removed[actor] -= 1
+        self.s = self._undo.pop()
 
     def clone(self) -> "YinshState":
-        s = YinshState.__new__(YinshState)
-        s.game = self.game
-        s._win = self._win
-        s.board = self.board[:]
-        s.rings = [self.rings[0][:], self.rings[1][:]]
-        s.removed = self.removed[:]
-        s.placed, s.markers, s.actor, s.mover, s.phase, s.passes = (
-            self.placed, self.markers, self.actor, self.mover, self.phase, self.passes)
-        s.pending = self.pending  # never mutated in place
-        s._over = self._over
-        s._history = self._history[:]
-        s._undo = self._undo[:]
-        s._resigned = self._resigned[:]
-        s._agreed = self._agreed
-        s._start = self._start
-        return s
+        c = YinshState.__new__(YinshState)
+        c.game = self.game
+        c.s = self.s.copy()
+        c._history = self._history[:]
+        c._undo = self._undo[:]  # undo records are never mutated
+        c._resigned = self._resigned[:]
+        c._agreed = self._agreed
+        c._start = self._start
+        c._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
+        return c
+
+    def hash_key(self) -> int:
+        """A 64-bit key of the position array (equal positions, equal keys)."""
+        return hash(self.s.tobytes())
+
+    def perft(self, depth: int) -> int:
+        """perft in the compiled kernel (resignations and agreed draws end the tree)."""
+        if self._agreed or self._resigned:
+            return 1 if depth == 0 else 0
+        return int(K.perft(self.s, depth))
 
     # -- notation --------------------------------------------------------
     def action_to_string(self, action: int) -> str:
@@ -382,18 +276,18 @@ class YinshState(State):
         return PASS
 
     def position(self) -> str:
-        """The position string; see :func:`.notation.format_position`."""
+        """The position string; see :mod:`.notation`."""
         from .notation import format_position
 
         phase = self.phase
         return format_position(self.board, self.actor, phase, self.removed,
-                               self.mover if phase in (PH_ROW, PH_RING) else None, self.passes)
+                               self.mover if phase in ("row", "ring") else None, self.passes)
 
     # -- extras ------------------------------------------------------------
     def summary(self) -> dict:
         return {
-            "rings_removed_white": self.removed[0],
-            "rings_removed_black": self.removed[1],
+            "rings_removed_white": int(self.s[K.REMOVED]),
+            "rings_removed_black": int(self.s[K.REMOVED + 1]),
             "ring_moves": sum(1 for a in self._history if MOVE <= a < ROW),
         }
 
@@ -408,18 +302,38 @@ class YinshState(State):
         Symmetry 0 is the identity; the others rotate and reflect about F6.
         """
         sym = SYMMETRIES[k]
-        s = self.game.new_initial_state()
+        t = self.game.new_initial_state()
+        a, b = self.s, t.s
+        b[:] = a
         for p in range(NUM_POINTS):
-            s.board[sym[p]] = self.board[p]
-        s.rings = [sorted(sym[p] for p in self.rings[0]), sorted(sym[p] for p in self.rings[1])]
-        s.removed = self.removed[:]
-        s.placed, s.markers, s.actor, s.mover, s.phase, s.passes = (
-            self.placed, self.markers, self.actor, self.mover, self.phase, self.passes)
-        s.pending = [sorted(transform_window(w, k) for w in self.pending[0]),
-                     sorted(transform_window(w, k) for w in self.pending[1])]
-        s._over = self._over
-        s._start = s.position()
-        return s
+            b[sym[p]] = a[p]
+        for i in range(10):
+            r = a[K.RINGS + i]
+            b[K.RINGS + i] = sym[r] if r >= 0 else -1
+        for p in (0, 1):
+            base = K.PEND + K.MAX_PEND * p
+            for i in range(a[K.NPEND + p]):
+                b[base + i] = transform_window(int(a[base + i]), k)
+        t._start = t.position()
+        return t
+
+    def random_playouts(self, count: int, seed: int = 0) -> dict[str, np.ndarray]:
+        """``count`` uniformly random playouts from this position, run in the kernel.
+
+        Returns arrays of length ``count``: ``winner`` (-1 draw, 0 White, 1 Black),
+        ``reason`` (1 rings, 2 markers, 3 blocked), ``length`` (actions played) and
+        ``removed`` (shape (count, 2)) and ``returns`` (shape (count, 2), +1/-1/0 per seat).
+        """
+        if self.is_terminal():
+            raise ValueError("the game is over")
+        winners = np.empty(count, np.int32)
+        reasons = np.empty(count, np.int32)
+        lengths = np.empty(count, np.int32)
+        removed = np.empty((count, 2), np.int32)
+        K.playouts(self.s, count, seed, winners, reasons, lengths, removed)
+        white = np.where(winners == 0, 1.0, np.where(winners == 1, -1.0, 0.0))
+        return {"winner": winners, "reason": reasons, "length": lengths, "removed": removed,
+                "returns": np.stack([white, -white], axis=1)}
 
 
 def transform_window(w: int, k: int) -> int:

@@ -1,0 +1,51 @@
+"""`ringgames play yinsh` driven through a pipe, and `ringgames bench`."""
+
+import json
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from ringgames import load_game
+from ringgames.cli import main
+from ringgames.records import load_file
+
+
+def test_play_through_a_pipe_rejects_illegal_input_and_saves(tmp_path):
+    out = tmp_path / "g.rgn"
+    moves = "e3\nz9\ne3\nb5\nd6\nh7\ng3\n"
+    r = subprocess.run(
+        [sys.executable, "-m", "ringgames", "play", "yinsh", "--black", "random", "--seed", "7", "--save", str(out)],
+        input=moves, capture_output=True, text=True, timeout=60,
+    )
+    assert r.returncode == 1  # input ended before the game did
+    assert "not a YINSH action" in r.stdout  # z9
+    assert "illegal:" in r.stdout and "legal:" in r.stdout  # second e3
+    assert "black plays" in r.stdout and "pool 51 markers" in r.stdout
+    rec = load_file(out)[0]
+    s = rec.replay()
+    whites = [s.action_to_string(a) for a in s.history[0::2]]
+    assert whites == ["e3", "b5", "d6", "h7", "g3"]
+    assert s.phase == "move" and rec.tags["Black"].startswith("random")
+
+
+def test_play_random_against_random_to_the_end():
+    r = CliRunner().invoke(main, ["play", "yinsh", "--white", "random", "--black", "random", "--seed", "3"])
+    assert r.exit_code == 0, r.output
+    last = r.output.strip().splitlines()[-1]
+    assert last.startswith("Result: ") and ("wins" in last or "draw" in last)
+
+
+def test_play_human_can_resign():
+    r = CliRunner().invoke(main, ["play", "yinsh", "--black", "random"], input="e3\nresign\n")
+    assert r.exit_code == 0 and "Result: black wins (resign)" in r.output
+
+
+def test_bench_json_has_the_figures():
+    r = CliRunner().invoke(main, ["bench", "yinsh", "--json", "--seconds", "0.3"])
+    assert r.exit_code == 0, r.output
+    row = json.loads(r.output.strip().splitlines()[-1])
+    assert row["game"] == "yinsh" and row["playout_path"] == "kernel"
+    assert row["playouts_per_s"] > 0 and row["actions_per_s"] > 30 * row["playouts_per_s"]
+    assert row["protocol_playouts_per_s"] > 0 and row["protocol_actions_per_s"] > 30 * row["protocol_playouts_per_s"]
+    assert (row["perft_depth"], row["perft_nodes"]) == (3, 486978)  # the rules' reference after placement
