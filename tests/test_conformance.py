@@ -10,7 +10,15 @@ import pytest
 
 from ringgames import TERMINAL, deserialize_state, load_game
 
-CONFIGS = [("yinsh", None, None), ("yinsh", "blitz", None), ("rings", None, 2), ("rings", None, 3), ("rings", None, 6)]
+CONFIGS = [
+    ("yinsh", None, None),
+    ("yinsh", "blitz", None),
+    ("gyges", None, None),
+    ("gyges", "beginner", None),
+    ("rings", None, 2),
+    ("rings", None, 3),
+    ("rings", None, 6),
+]
 
 
 @pytest.mark.parametrize("name,variant,players", CONFIGS)

@@ -22,9 +22,12 @@ def _game(name, variant=None, players=None):
         raise click.BadParameter(str(exc)) from None
 
 
-def _start_state(game, position, moves):
+def _start_state(game, position, moves, initial=None):
     try:
-        state = game.new_initial_state() if not position else game.state_from_position(position)
+        if position:
+            state = game.state_from_position(position)
+        else:
+            state = (initial or game.new_initial_state)()
         if moves:
             apply_strings(state, moves.replace(",", " ").split())
     except RingGamesError as exc:
@@ -56,7 +59,7 @@ def main():
 def perft(game, depth, variant, players, position, moves, divide):
     """Count the nodes DEPTH plies deep (the count is the last line)."""
     g = _game(game, variant, players)
-    state = _start_state(g, position, moves)
+    state = _start_state(g, position, moves, initial=g.perft_start)
     t0 = time.perf_counter()
     if divide and depth > 0:
         total = 0

@@ -146,6 +146,13 @@ class Game(abc.ABC):
         Raises :class:`NotationError` naming what is wrong.
         """
 
+    def perft_start(self) -> "State":
+        """The state ``ringgames perft`` starts from without ``--position`` (default: the initial state).
+
+        Gygès starts perft after the setup, from its reference position.
+        """
+        return self.new_initial_state()
+
     def perft_benchmark(self) -> tuple["State", int]:
         """A (state, depth) pair whose perft takes about a second: used by ``ringgames bench``."""
         return self.new_initial_state(), 2
