@@ -1,4 +1,4 @@
-"""The ``ringgames`` command: perft, replay, play, bench.
+"""The ``ringgames`` command: perft, replay, play, bench, match, analyse, strength.
 
 Every command drives the games through the game protocol only.
 """
@@ -159,7 +159,7 @@ def _seat_specs(game, named: dict, seats: tuple) -> list[str]:
 @players_opt
 @position_opt
 @moves_opt
-@click.option("--white", default=None, help="YINSH White: human or an agent spec (random, ...).")
+@click.option("--white", default=None, help="YINSH White: human or an agent spec (random, greedy, level:3, mcts:time=2, ...).")
 @click.option("--black", default=None, help="YINSH Black: human or an agent spec.")
 @click.option("--south", default=None, help="Gygès South: human or an agent spec.")
 @click.option("--north", default=None, help="Gygès North: human or an agent spec.")
@@ -195,8 +195,10 @@ def play(game, variant, players, position, moves, white, black, south, north, se
     for i, spec in enumerate(specs):
         if spec.lower() != "human":
             try:
-                if seed is not None and spec.lower() == "random":
-                    spec = f"random:seed={seed + i}"
+                if seed is not None:
+                    from .ai.agents import with_seed
+
+                    spec = with_seed(spec, seed + i)
                 agents[i] = make_agent(spec)
             except ValueError as exc:
                 raise click.UsageError(str(exc)) from None
@@ -269,6 +271,154 @@ def play(game, variant, players, position, moves, white, black, south, north, se
     res = state.result_string()
     click.echo(f"Result: {res}" + ("" if res in ("draw", "none") else " wins") + f" ({out.reason})")
     finish(0)
+
+
+def _check_specs(specs):
+    from .ai.agents import make_agent
+
+    for spec in specs:
+        try:
+            make_agent(spec)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc)) from None
+
+
+@main.command()
+@game_arg
+@click.argument("agents", nargs=-1, required=True)
+@click.option("--games", "-n", type=click.IntRange(1), default=10, show_default=True, help="Number of games.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Base seed (each game and seat derives its own).")
+@click.option("--jobs", "-j", type=click.IntRange(1), default=1, show_default=True, help="Games in parallel processes.")
+@variant_opt
+@players_opt
+@click.option("--save", "save_dir", type=click.Path(file_okay=False), default=None, help="Write every game as .rgn here.")
+@click.option("--json", "as_json", is_flag=True, help="End with one JSON line: wins, draws, losses, score, elo, elo_low, elo_high.")
+def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
+    """Play GAMES games between agent specs A B [C ...] (colours alternate).
+
+    Agent specs: random, greedy, mcts:iterations=2000, mcts:time=1,
+    alphabeta:depth=3, alphabeta:time=2, level:4 ... Results are for the
+    first agent (A) against the others.
+    """
+    from pathlib import Path
+
+    from tqdm import tqdm
+
+    from .ai.match import run_match
+    from .records import Record, save_file
+
+    if len(agents) < 2:
+        raise click.UsageError("give at least two agent specs")
+    g = _game(game, variant, players if players else (len(agents) if len(agents) > 2 else None))
+    if len(agents) > 2 and g.num_players == 2 and g.player_range == (2, 2):
+        raise click.UsageError(f"{g.title} is a two-player game: give two agent specs")
+    _check_specs(agents)
+
+    def saver(r):
+        if not save_dir:
+            return
+        Path(save_dir).mkdir(parents=True, exist_ok=True)
+        st = g.new_initial_state()
+        for tok in r.history:
+            st.play(tok)
+        tags = {n.capitalize(): s for n, s in zip(g.seat_names, r.seats)}
+        save_file(Path(save_dir) / f"{game}-{r.index + 1:04d}.rgn", [Record.from_state(st, tags)])
+
+    bar = tqdm(total=games, unit="game", file=sys.stderr, desc=f"{agents[0]} vs {' / '.join(agents[1:])}", leave=False)
+    res = run_match(game, list(agents), games=games, seed=seed, jobs=jobs, variant=variant,
+                    players=g.num_players, progress=bar, on_result=saver)
+    bar.close()
+    a = agents[0]
+    click.echo(f"{g.title} ({g.variant}, {g.num_players} players): {a} vs {' / '.join(agents[1:])}, {res['games']} games")
+    click.echo(f"{a}: {res['wins']} wins, {res['draws']} draws, {res['losses']} losses; score {res['score']:.3f}")
+    clip = " (score at the edge: Elo clipped)" if res["elo_clipped"] else ""
+    click.echo(f"Elo difference: {res['elo']:+.0f} (95% CI {res['elo_low']:+.0f} to {res['elo_high']:+.0f}){clip}")
+    think = ", ".join(f"{k} {v / max(1, res['games']):.1f} s/game" for k, v in res["think_seconds"].items())
+    click.echo(f"thinking time: {think}; mean game length {res['mean_actions']:.1f} actions")
+    if as_json:
+        click.echo(json.dumps({k: res[k] for k in ("agents", "games", "wins", "draws", "losses", "score", "elo", "elo_low", "elo_high", "elo_clipped")}))
+
+
+@main.command()
+@game_arg
+@variant_opt
+@players_opt
+@position_opt
+@moves_opt
+@click.option("--time", "seconds", type=float, default=5.0, show_default=True, help="Search time in seconds.")
+@click.option("--agent", "kind", type=click.Choice(["auto", "alphabeta", "mcts"]), default="auto", show_default=True,
+              help="Search to use (auto: alpha-beta for two players, MCTS for more).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def analyse(game, variant, players, position, moves, seconds, kind, seed, as_json):
+    """Search a position: best action, evaluation, principal variation."""
+    from .ai.alphabeta import WIN, AlphaBetaAgent
+    from .ai.mcts import MCTSAgent
+
+    g = _game(game, variant, players)
+    state = _start_state(g, position, moves)
+    if state.is_terminal():
+        raise click.UsageError(f"the game is over ({state.result_string()})")
+    if kind == "auto":
+        kind = "alphabeta" if g.num_players == 2 else "mcts"
+    work = state.clone()
+    if kind == "alphabeta":
+        agent = AlphaBetaAgent(time=seconds, seed=seed)
+        res = agent.analyse(work)
+        v = res["value"]
+        if v >= WIN - 1000:
+            ev = f"win in {int(WIN - v)} decisions"
+        elif v <= -WIN + 1000:
+            ev = f"loss in {int(WIN + v)} decisions"
+        else:
+            ev = f"{v:+.0f} points"
+        extra = f"depth {res['depth']}, {res['nodes']} nodes"
+    else:
+        agent = MCTSAgent(time=seconds, seed=seed, rollout=0)
+        res = agent.analyse(work)
+        ev = f"expected score {res['value']:.3f}"
+        extra = f"{res['iterations']} iterations"
+    pv = []
+    s2 = state.clone()
+    for a in res["pv"]:
+        if s2.is_terminal() or a not in s2.legal_actions():
+            break
+        pv.append(f"{g.seat_names[s2.current_player()]}:{s2.action_to_string(a)}")
+        s2.apply_action(a)
+    player = g.seat_names[state.current_player()]
+    best = state.action_to_string(res["action"])
+    if as_json:
+        click.echo(json.dumps({"player": player, "best": best, "evaluation": ev, "value": res["value"],
+                               "win_probability": res["win_probability"], "pv": pv, "search": kind}))
+        return
+    click.echo(f"{player} to play; search: {kind}, {res.get('seconds', 0):.1f} s, {extra}")
+    click.echo(f"best: {best}")
+    click.echo(f"evaluation: {ev} (win probability {res['win_probability']:.2f} for {player})")
+    click.echo("pv: " + " ".join(pv))
+
+
+@main.command()
+@click.option("--game", "games_", multiple=True, type=click.Choice(sorted(GAMES), case_sensitive=False),
+              help="Games to measure (default: all that are available).")
+@click.option("--games", "-n", type=click.IntRange(1), default=100, show_default=True, help="Games per pairing.")
+@click.option("--scale", type=float, default=1.0, show_default=True, help="Multiply every level's time budget (1 = the real levels).")
+@click.option("--levels", default="1-5", show_default=True, help="Levels to measure, e.g. 1-3.")
+@click.option("--jobs", "-j", type=click.IntRange(1), default=2, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False), default="docs/ai.md", show_default=True, help="Markdown report to write.")
+def strength(games_, games, scale, levels, jobs, seed, out):
+    """Strength report: every level against random and against the level below."""
+    from .ai.strength import run_report
+
+    lo, _, hi = levels.partition("-")
+    lv = list(range(int(lo), int(hi or lo) + 1))
+    text = run_report(list(games_) or list(GAMES), games=games, scale=scale, levels=lv, jobs=jobs, seed=seed,
+                      echo=lambda m: click.echo(m, err=True))
+    from pathlib import Path
+
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(text)
+    click.echo(text)
 
 
 @main.command()

@@ -17,7 +17,7 @@ from typing import Callable, Protocol
 
 from ..protocol import State
 
-__all__ = ["Agent", "RandomAgent", "AGENTS", "make_agent", "parse_spec"]
+__all__ = ["Agent", "RandomAgent", "AGENTS", "make_agent", "parse_spec", "with_seed"]
 
 
 class Agent(Protocol):
@@ -39,8 +39,38 @@ class RandomAgent:
         return self.rng.choice(state.legal_actions())
 
 
+def _greedy(**kw):
+    from .greedy import GreedyAgent
+
+    return GreedyAgent(**kw)
+
+
+def _mcts(**kw):
+    from .mcts import MCTSAgent
+
+    return MCTSAgent(**kw)
+
+
+def _alphabeta(**kw):
+    from .alphabeta import AlphaBetaAgent
+
+    return AlphaBetaAgent(**kw)
+
+
+def _level(**kw):
+    from .levels import LevelAgent
+
+    return LevelAgent(**kw)
+
+
 #: Agent kinds: name -> factory(**options). Other modules add to it.
-AGENTS: dict[str, Callable[..., Agent]] = {"random": RandomAgent}
+AGENTS: dict[str, Callable[..., Agent]] = {
+    "random": RandomAgent,
+    "greedy": _greedy,
+    "mcts": _mcts,
+    "alphabeta": _alphabeta,
+    "level": _level,
+}
 
 
 def _convert(v: str):
@@ -74,3 +104,11 @@ def make_agent(spec: str) -> Agent:
         return AGENTS[kind](**opts)
     except TypeError as exc:
         raise ValueError(f"bad options for agent {kind!r}: {exc}") from None
+
+
+def with_seed(spec: str, seed: int) -> str:
+    """The spec with ``seed=`` set (kept if the spec already has one)."""
+    kind, opts = parse_spec(spec)
+    if "seed" in opts:
+        return spec
+    return spec + ("," if ":" in spec else ":") + f"seed={seed}"

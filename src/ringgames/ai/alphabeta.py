@@ -1,0 +1,274 @@
+"""Alpha-beta search: iterative deepening, transposition table, move ordering, time budget.
+
+Written against the game protocol only. Values are from the point of view of
+the player to move at each node; a child is negated only when the player to
+move *changes*, so multi-decision turns (a YINSH move then its row and ring,
+RINGS conversions) are searched correctly. Depth counts turns (a change of
+player), and consecutive decisions of the same player are searched without
+using depth (at most ``extend`` of them below the horizon).
+
+With more than two players the search is *paranoid*: the root player against
+a coalition of all the others.
+
+Transposition keys: ``state.hash_key()`` (the protocol's position key: a
+hash of ``state.position()`` unless the game provides a faster Zobrist key),
+plus the searching player with more than two players.
+
+>>> from ringgames import load_game
+>>> s = load_game("yinsh").new_initial_state()
+>>> a = AlphaBetaAgent(depth=1, seed=0).choose(s)
+>>> a in s.legal_actions()
+True
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from ..protocol import State
+from .evaluation import get_evaluator, win_probability
+from .tactics import safe_actions, winning_action
+
+__all__ = ["AlphaBetaAgent", "WIN"]
+
+#: Value of a won game (minus the number of decisions to reach it).
+WIN = 1_000_000.0
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+
+
+class _Timeout(Exception):
+    pass
+
+
+class AlphaBetaAgent:
+    """Iterative-deepening alpha-beta (negamax over player changes).
+
+    Options: ``depth`` (max turns, default 64), ``time`` (seconds per decision;
+    default none: depth only), ``extend`` (same-player decisions searched below
+    the horizon, default 4), ``tt`` (max table entries, default 400000),
+    ``seed`` (random tie-break of equal moves), ``safe`` (1: leave out root actions that
+    hand the next player a win within their turn, as greedy does; default 1).
+    Depth 1 is always completed, even past the time budget.
+    """
+
+    def __init__(self, depth: int = 64, time: float | None = None, extend: int = 4, tt: int = 400_000,
+                 seed: int | None = None, noise: float = 0.0, safe: int = 1):
+        self.safe = bool(safe)
+        self._may_stop = False
+        self.max_depth = int(depth)
+        self.time_limit = None if time in (None, 0) else float(time)
+        if self.time_limit is None and depth == 64:
+            self.max_depth = 3
+        self.extend = int(extend)
+        self.tt_size = int(tt)
+        self.rng = random.Random(seed)
+        self.noise = float(noise)
+        self.tt: dict = {}
+        self.history: dict[int, int] = {}
+        self.name = "alphabeta"
+        self.last: dict = {}
+        self._eval = None
+
+    # -- helpers ---------------------------------------------------------
+    def _key(self, state: State):
+        hk = getattr(state, "hash_key", None)  # the protocol's key (games may make it fast)
+        k = hk() if hk is not None else hash(state.position())
+        return (k, self._root) if self._multi else k
+
+    def _static(self, state: State, me: int) -> float:
+        v = self._eval(state)
+        if self._multi:
+            root = self._root
+            x = v[root] - max(v[p] for p in range(len(v)) if p != root)
+            return x if me == root else -x
+        return v[me]
+
+    def _side(self, p: int) -> int:
+        return p if not self._multi else (0 if p == self._root else 1)
+
+    # -- search ----------------------------------------------------------
+    def _tick(self) -> None:
+        self.nodes += 1
+        if self.nodes & 63 == 0 and self.deadline is not None and self._may_stop and time.perf_counter() > self.deadline:
+            raise _Timeout
+
+    def _search(self, state: State, depth: int, alpha: float, beta: float, ply: int, ext: int,
+                midturn: bool = False) -> float:
+        """Value for the player to move. Below the horizon (``depth <= 0``) only a turn in
+        progress (``midturn``: the last decision was by the same player) is searched on,
+        for at most ``ext`` more decisions; otherwise the position is evaluated."""
+        self._tick()
+        me = state.current_player()
+        if depth <= 0 and (not midturn or ext <= 0):
+            return self._static(state, me)
+        key = self._key(state)
+        entry = self.tt.get(key)
+        best_move = None
+        if entry is not None:
+            edepth, evalue, eflag, best_move = entry
+            if edepth >= depth:
+                if eflag == _EXACT:
+                    return evalue
+                if eflag == _LOWER and evalue >= beta:
+                    return evalue
+                if eflag == _UPPER and evalue <= alpha:
+                    return evalue
+        return self._children(state, state.legal_actions(), depth, alpha, beta, ply, ext, me, key, best_move,
+                              horizon=depth <= 0)
+
+    def _order(self, actions, best_move):
+        hist = self.history
+        acts = sorted(actions, key=lambda a: -hist.get(a, 0))
+        if best_move is not None and best_move in actions:
+            acts.remove(best_move)
+            acts.insert(0, best_move)
+        return acts
+
+    def _children(self, state, actions, depth, alpha, beta, ply, ext, me, key, best_move, horizon=False):
+        alpha0 = alpha
+        best = -float("inf")
+        best_a = None
+        side = self._side(me)
+        for a in self._order(actions, best_move):
+            state.apply_action(a)
+            try:
+                if state.is_terminal():
+                    r = state.returns()
+                    if self._multi:
+                        root = self._root
+                        v0 = r[root] - max(r[p] for p in range(len(r)) if p != root)
+                        val = (1 if v0 > 0 else -1 if v0 < 0 else 0) * (WIN - ply - 1)
+                        v = val if me == root else -val
+                    else:
+                        v = (1 if r[me] > 0 else -1 if r[me] < 0 else 0) * (WIN - ply - 1)
+                else:
+                    q = state.current_player()
+                    if self._side(q) == side:
+                        if horizon:
+                            v = self._search(state, 0, alpha, beta, ply + 1, ext - 1, midturn=True)
+                        else:
+                            v = self._search(state, depth, alpha, beta, ply + 1, self.extend, midturn=True)
+                    elif horizon:
+                        self._tick()
+                        v = -self._static(state, q)
+                    else:
+                        v = -self._search(state, depth - 1, -beta, -alpha, ply + 1, self.extend)
+            finally:
+                state.undo_action()
+            if v > best:
+                best, best_a = v, a
+            if v > alpha:
+                alpha = v
+            if alpha >= beta:
+                self.history[a] = self.history.get(a, 0) + (1 << min(depth, 20) if depth > 0 else 1)
+                break
+        flag = _EXACT if alpha0 < best < beta else (_LOWER if best >= beta else _UPPER)
+        if len(self.tt) >= self.tt_size:
+            self.tt.clear()
+        self.tt[key] = (depth if not horizon else 0, best, flag, best_a)
+        return best
+
+    # -- root ------------------------------------------------------------
+    def analyse(self, state: State, time_limit: float | None = None, max_depth: int | None = None) -> dict:
+        """Search ``state``; returns ``{"action", "value", "depth", "pv", "nodes", "win_probability"}``."""
+        if state.is_terminal():
+            raise ValueError("the game is over")
+        self._eval, scale = get_evaluator(state.game.name)
+        self._multi = state.num_players > 2
+        self._root = state.current_player()
+        time_limit = self.time_limit if time_limit is None else time_limit
+        max_depth = self.max_depth if max_depth is None else max_depth
+        start = time.perf_counter()
+        self.deadline = None if time_limit is None else start + time_limit
+        self.nodes = 0
+        me = self._root
+        actions = state.legal_actions()
+        result = {"action": actions[0], "value": 0.0, "depth": 0, "pv": [actions[0]]}
+        if len(actions) == 1:
+            result.update(nodes=0, win_probability=0.5, seconds=0.0)
+            return result
+        win = winning_action(state)
+        if win is not None:
+            result.update(action=win, value=WIN - 1, pv=[win], depth=1, nodes=0, win_probability=1.0,
+                          seconds=time.perf_counter() - start)
+            self.last = result
+            return result
+        if self.safe:
+            actions = safe_actions(state, actions)
+            if len(actions) == 1:
+                result.update(action=actions[0], pv=actions[:1], nodes=0, win_probability=0.5,
+                              seconds=time.perf_counter() - start)
+                self.last = result
+                return result
+        self.rng.shuffle(actions)
+        scores: dict[int, float] = {}
+        order = actions
+        for depth in range(1, max_depth + 1):
+            self._may_stop = depth > 1  # depth 1 always completes: a partial one could pick any move
+            alpha, beta = -float("inf"), float("inf")
+            iter_scores = {}
+            best_a, best_v = None, -float("inf")
+            try:
+                for a in order:
+                    state.apply_action(a)
+                    try:
+                        if state.is_terminal():
+                            r = state.returns()
+                            if self._multi:
+                                v0 = r[me] - max(r[p] for p in range(len(r)) if p != me)
+                            else:
+                                v0 = r[me]
+                            v = (1 if v0 > 0 else -1 if v0 < 0 else 0) * (WIN - 1)
+                        elif self._side(state.current_player()) == self._side(me):
+                            v = self._search(state, depth, alpha, beta, 1, self.extend, midturn=True)
+                        else:
+                            v = -self._search(state, depth - 1, -beta, -alpha, 1, self.extend)
+                    finally:
+                        state.undo_action()
+                    if self.noise:
+                        v += self.rng.gauss(0.0, self.noise)
+                    iter_scores[a] = v
+                    if v > best_v:
+                        best_v, best_a = v, a
+                    if v > alpha:
+                        alpha = v
+            except _Timeout:
+                if best_a is not None:  # root moves searched so far in this iteration (previous best first)
+                    result.update(action=best_a, value=best_v)
+                break
+            scores = iter_scores
+            order = sorted(order, key=lambda a: -scores.get(a, -float("inf")))
+            result.update(action=best_a, value=best_v, depth=depth)
+            if abs(best_v) >= WIN - 1000:
+                break  # proven
+            if self.deadline is not None and time.perf_counter() - start > 0.45 * time_limit:
+                break  # the next iteration would not finish
+        result["pv"] = self._pv(state, result["action"])
+        result["nodes"] = self.nodes
+        result["seconds"] = time.perf_counter() - start
+        v = result["value"]
+        result["win_probability"] = 1.0 if v >= WIN - 1000 else 0.0 if v <= -WIN + 1000 else win_probability(v, scale)
+        self.last = result
+        return result
+
+    def _pv(self, state: State, first: int, limit: int = 12) -> list[int]:
+        pv = [first]
+        state.apply_action(first)
+        n = 1
+        try:
+            while n < limit and not state.is_terminal():
+                entry = self.tt.get(self._key(state))
+                if entry is None or entry[3] is None or entry[3] not in state.legal_actions():
+                    break
+                pv.append(entry[3])
+                state.apply_action(entry[3])
+                n += 1
+        finally:
+            for _ in range(n):
+                state.undo_action()
+        return pv
+
+    def choose(self, state: State) -> int:
+        work = state.clone()
+        return self.analyse(work)["action"]

@@ -1,0 +1,195 @@
+"""Matches between agents: seating, parallel games, score and Elo with a 95% interval.
+
+Two agent specs A and B: game ``i`` seats A first when ``i`` is even and second
+when it is odd (colours alternate). With more seats than specs (RINGS with
+``players`` > number of specs) or more than two specs, the specs are dealt
+round the table and the deal rotates by one seat each game.
+
+A game's *score* for A: 1 for a win, 0.5 for a draw, 0 for a loss (two
+players). With more than two players A's score is pairwise: against each
+other seat held by a different spec, 1 if A won and it did not, 0 if the
+reverse, 0.5 otherwise; the game's score is the mean over those pairs.
+
+Elo: the logistic formula ``400·log10(s / (1 − s))`` on the mean score ``s``; the
+95% interval maps ``s ± 1.96·σ/√n`` (σ: the sample standard deviation of the
+per-game scores, floored at p(1−p)/2 with p = (Σscores + ½)/(n + 1) so that
+a clean sweep still gets an interval) the same way. Scores of exactly 0 or 1 are clipped to
+``1/(2n)`` from the edge (``elo_clipped``).
+
+>>> round(elo_from_score(0.75), 1)
+190.8
+>>> elo_summary([1.0, 0.0, 0.5, 1.0])["score"]
+0.625
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+
+from .. import load_game
+from .agents import make_agent, with_seed
+
+__all__ = ["GameResult", "play_game", "seating", "run_match", "elo_from_score", "elo_summary"]
+
+
+@dataclass
+class GameResult:
+    index: int
+    seats: list[str]  # spec per seat
+    returns: list[float]
+    winners: list[int]
+    reason: str
+    actions: int
+    history: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    think: dict = field(default_factory=dict)  # spec -> seconds spent choosing
+
+    def score_for(self, spec: str) -> float | None:
+        """A's score in this game (see the module docs); None if the spec did not play."""
+        mine = [p for p, s in enumerate(self.seats) if s == spec]
+        others = [p for p, s in enumerate(self.seats) if s != spec]
+        if not mine or not others:
+            return None
+        n = len(self.seats)
+        if n == 2:
+            r = self.returns[mine[0]]
+            return 1.0 if r > 0 else 0.0 if r < 0 else 0.5
+        total = 0.0
+        for p in mine:
+            for q in others:
+                wp, wq = p in self.winners, q in self.winners
+                total += 1.0 if wp and not wq else 0.0 if wq and not wp else 0.5
+        return total / (len(mine) * len(others))
+
+
+def seating(specs: list[str], players: int, index: int) -> list[str]:
+    """The spec of each seat in game ``index``."""
+    k = len(specs)
+    if players == 2 and k == 2:
+        return [specs[0], specs[1]] if index % 2 == 0 else [specs[1], specs[0]]
+    return [specs[(seat + index) % k] for seat in range(players)]
+
+
+def play_game(game_name: str, seats: list[str], index: int = 0, seed: int = 0, variant: str | None = None,
+              players: int | None = None, max_actions: int = 20_000, position: str | None = None) -> GameResult:
+    """Play one game between seat specs (each seat gets its own agent, seeded from ``seed`` and ``index``)."""
+    game = load_game(game_name, variant, players or len(seats))
+    state = game.new_initial_state() if position is None else game.state_from_position(position)
+    agents = {}
+    by_spec: dict[str, object] = {}
+    for p, spec in enumerate(seats):
+        if spec not in by_spec:  # one agent per distinct spec (a spec sitting twice keeps one tree)
+            by_spec[spec] = make_agent(with_seed(spec, seed * 100_003 + index * 101 + p))
+        agents[p] = by_spec[spec]
+    think = {s: 0.0 for s in by_spec}
+    t0 = time.perf_counter()
+    n = 0
+    names = []
+    while not state.is_terminal() and n < max_actions:
+        p = state.current_player()
+        t = time.perf_counter()
+        a = agents[p].choose(state)
+        think[seats[p]] += time.perf_counter() - t
+        if a not in state.legal_actions():
+            raise RuntimeError(f"agent {seats[p]} chose an illegal action {a} in {state.position()}")
+        names.append(state.action_to_string(a))
+        state.apply_action(a)
+        n += 1
+    out = state.outcome()
+    return GameResult(
+        index=index, seats=list(seats), returns=state.returns(), winners=list(out.winners) if out else [],
+        reason=out.reason if out else "unfinished", actions=n, history=names, seconds=time.perf_counter() - t0,
+        think=think,
+    )
+
+
+def _play_job(args):
+    return play_game(*args[0], **args[1])
+
+
+def elo_from_score(s: float) -> float:
+    return -400.0 * math.log10(1.0 / s - 1.0)
+
+
+def elo_summary(scores: list[float]) -> dict:
+    """Mean score, Elo and the 95% interval of per-game scores (see the module docs)."""
+    n = len(scores)
+    if n == 0:
+        return {"score": None, "elo": None, "elo_low": None, "elo_high": None, "elo_clipped": False}
+    s = sum(scores) / n
+    var = sum((x - s) ** 2 for x in scores) / (n - 1) if n > 1 else 0.25
+    shrunk = (sum(scores) + 0.5) / (n + 1)  # keeps the interval open when every game had the same result
+    var = max(var, shrunk * (1.0 - shrunk) / 2.0)
+    half = 1.96 * math.sqrt(var / n)
+    eps = 0.5 / n
+    clip = lambda x: min(1.0 - eps, max(eps, x))  # noqa: E731
+    return {
+        "score": s,
+        "elo": elo_from_score(clip(s)),
+        "elo_low": elo_from_score(clip(s - half)),
+        "elo_high": elo_from_score(clip(s + half)),
+        "elo_clipped": s <= eps or s >= 1.0 - eps,
+    }
+
+
+def run_match(game_name: str, specs: list[str], games: int = 10, seed: int = 0, jobs: int = 1,
+              variant: str | None = None, players: int | None = None, progress=None, on_result=None) -> dict:
+    """Play ``games`` games; returns a summary for ``specs[0]`` (A) against the others.
+
+    ``progress``: a tqdm-like object with ``update()``; ``on_result(GameResult)``
+    is called as each game finishes.
+    """
+    nplayers = players or (len(specs) if len(specs) > 2 else 2)
+    jobs_args = [((game_name, seating(specs, nplayers, i), i, seed), {"variant": variant, "players": nplayers})
+                 for i in range(games)]
+    results: list[GameResult] = []
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as ex:
+            futs = [ex.submit(_play_job, a) for a in jobs_args]
+            for f in as_completed(futs):
+                r = f.result()
+                results.append(r)
+                if on_result:
+                    on_result(r)
+                if progress:
+                    progress.update(1)
+    else:
+        for a in jobs_args:
+            r = _play_job(a)
+            results.append(r)
+            if on_result:
+                on_result(r)
+            if progress:
+                progress.update(1)
+    results.sort(key=lambda r: r.index)
+    return summarise(specs, results)
+
+
+def summarise(specs: list[str], results: list[GameResult]) -> dict:
+    a = specs[0]
+    scores = [s for s in (r.score_for(a) for r in results) if s is not None]
+    out = {
+        "agents": list(specs),
+        "games": len(results),
+        "wins": sum(1 for x in scores if x == 1.0),
+        "draws": sum(1 for x in scores if 0.0 < x < 1.0),
+        "losses": sum(1 for x in scores if x == 0.0),
+    }
+    out.update(elo_summary(scores))
+    out["mean_actions"] = sum(r.actions for r in results) / len(results) if results else 0
+    think = {}
+    for s in dict.fromkeys(specs):
+        tot = sum(r.think.get(s, 0.0) for r in results)
+        acts = sum(sum(1 for _ in r.history) for r in results)
+        think[s] = tot
+    out["think_seconds"] = think
+    out["unfinished"] = sum(1 for r in results if r.reason == "unfinished")
+    return out
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(run_match("yinsh", ["greedy", "random"], games=4, seed=random.randrange(100)))

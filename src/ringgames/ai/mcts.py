@@ -1,0 +1,229 @@
+"""Monte Carlo tree search (UCT) for 2–6 players, with per-player rewards.
+
+Every node keeps, for every seat, the sum of that seat's rewards (``returns()``
+mapped to 0..1); a node's children are compared from the point of view of the
+player to move *at that node*, so consecutive decisions by the same player
+and any number of players need no special case.
+
+Budget: ``iterations`` and/or ``time`` (seconds per decision). ``seed`` makes
+an iteration-bounded search repeatable. The tree is reused between decisions
+when the new state continues the history of the previous root.
+
+Leaves are valued by a random playout (``rollout``: its length limit; ``-1`` =
+to the end, ``0`` = no playout) and, when the playout stops before the end, by
+the game's evaluation function mapped to a reward.
+
+Before searching, the agent plays a win within its turn when one exists
+(``tactics.winning_action``) and, with ``safe=1`` (default), leaves out the root
+actions that hand the next player an immediate win.
+
+>>> from ringgames import load_game
+>>> s = load_game("yinsh").new_initial_state()
+>>> m = MCTSAgent(iterations=50, seed=1)
+>>> m.choose(s) in s.legal_actions()
+True
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from ..protocol import State
+from .evaluation import get_evaluator, reward
+from .tactics import safe_actions, winning_action
+
+__all__ = ["MCTSAgent"]
+
+
+class _Node:
+    __slots__ = ("player", "untried", "children", "n", "w", "terminal")
+
+    def __init__(self, state: State, rng: random.Random, nplayers: int):
+        self.children: dict[int, _Node] = {}
+        self.n = 0
+        self.w = [0.0] * nplayers
+        if state.is_terminal():
+            self.terminal = [(r + 1.0) / 2.0 for r in state.returns()]
+            self.player = -1
+            self.untried = []
+        else:
+            self.terminal = None
+            self.player = state.current_player()
+            acts = state.legal_actions()
+            rng.shuffle(acts)
+            self.untried = acts
+
+
+class MCTSAgent:
+    """UCT. Options: ``iterations`` (default 1000 when no time is given), ``time``,
+    ``c`` (exploration, default 1.0 on 0..1 rewards), ``rollout`` (playout length
+    limit, default -1 = to the end), ``safe`` (1/0), ``reuse`` (1/0), ``seed``."""
+
+    def __init__(self, iterations: int | None = None, time: float | None = None, c: float = 1.0,
+                 rollout: int = -1, safe: int = 1, reuse: int = 1, seed: int | None = None):
+        self.iterations = None if iterations in (None, 0) else int(iterations)
+        self.time_limit = None if time in (None, 0) else float(time)
+        if self.iterations is None and self.time_limit is None:
+            self.iterations = 1000
+        self.c = float(c)
+        self.rollout = int(rollout)
+        self.safe = bool(safe)
+        self.reuse = bool(reuse)
+        self.rng = random.Random(seed)
+        self.name = "mcts"
+        self.root: _Node | None = None
+        self.root_history: list[int] | None = None
+        self.root_key = None
+        self.last: dict = {}
+
+    # -- tree reuse --------------------------------------------------------
+    def _find_root(self, state: State) -> _Node | None:
+        if not self.reuse or self.root is None or self.root_history is None:
+            return None
+        if self.root_key != (state.game, state._start_position() if hasattr(state, "_start_position") else None):
+            return None
+        hist = state.history
+        old = self.root_history
+        if len(hist) < len(old) or hist[: len(old)] != old:
+            return None
+        node = self.root
+        for a in hist[len(old):]:
+            node = node.children.get(a)
+            if node is None:
+                return None
+        if node.terminal is not None or node.player != state.current_player():
+            return None
+        return node
+
+    # -- search --------------------------------------------------------------
+    def search(self, state: State, iterations: int | None = None, time_limit: float | None = None) -> _Node:
+        n = state.num_players
+        evaluate, scale = get_evaluator(state.game.name)
+        root = self._find_root(state) or _Node(state, self.rng, n)
+        self.reused = root.n
+        allowed = None
+        if self.safe and root.terminal is None:
+            acts = state.legal_actions()
+            safe = safe_actions(state, acts)
+            if len(safe) < len(acts):
+                allowed = set(safe)
+                root.untried = [a for a in root.untried if a in allowed]
+        iterations = self.iterations if iterations is None else iterations
+        time_limit = self.time_limit if time_limit is None else time_limit
+        deadline = None if time_limit is None else time.perf_counter() + time_limit
+        work = state.clone()
+        rng = self.rng
+        c = self.c
+        log = math.log
+        sqrt = math.sqrt
+        rollout = self.rollout
+        done = 0
+        while True:
+            if iterations is not None and done >= iterations:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            done += 1
+            node = root
+            path = [root]
+            applied = 0
+            while True:
+                if node.terminal is not None:
+                    break
+                if node.untried:
+                    a = node.untried.pop()
+                    work.apply_action(a)
+                    applied += 1
+                    child = _Node(work, rng, n)
+                    node.children[a] = child
+                    path.append(child)
+                    node = child
+                    break
+                if not node.children:
+                    break
+                me = node.player
+                logn = log(node.n + 1)
+                best = -1.0
+                best_a = None
+                for a, ch in node.children.items():
+                    if allowed is not None and node is root and a not in allowed:
+                        continue
+                    u = ch.w[me] / ch.n + c * sqrt(logn / ch.n)
+                    if u > best:
+                        best, best_a = u, a
+                work.apply_action(best_a)
+                applied += 1
+                node = node.children[best_a]
+                path.append(node)
+            if node.terminal is not None:
+                r = node.terminal
+            else:
+                steps = 0
+                while not work.is_terminal() and steps != rollout:
+                    acts = work.legal_actions()
+                    work.apply_action(acts[int(rng.random() * len(acts))])
+                    steps += 1
+                if work.is_terminal():
+                    r = [(x + 1.0) / 2.0 for x in work.returns()]
+                else:
+                    v = evaluate(work)
+                    if n == 2:
+                        r = [(reward(x, scale) + 1.0) / 2.0 for x in v]
+                    else:
+                        r = [(reward(x - max(v[q] for q in range(n) if q != p), scale) + 1.0) / 2.0 for p, x in enumerate(v)]
+                applied += steps
+            for _ in range(applied):
+                work.undo_action()
+            for nd in path:
+                nd.n += 1
+                w = nd.w
+                for p in range(n):
+                    w[p] += r[p]
+        self.iterations_done = done
+        self.root = root
+        self.root_history = list(state.history)
+        self.root_key = (state.game, state._start_position() if hasattr(state, "_start_position") else None)
+        self._allowed = allowed
+        return root
+
+    def analyse(self, state: State, time_limit: float | None = None, iterations: int | None = None) -> dict:
+        """Search; returns ``{"action", "value", "win_probability", "pv", "iterations", "visits"}``."""
+        if state.is_terminal():
+            raise ValueError("the game is over")
+        t0 = time.perf_counter()
+        me = state.current_player()
+        win = winning_action(state)
+        if win is not None:
+            self.last = {"action": win, "value": 1.0, "win_probability": 1.0, "pv": [win], "iterations": 0,
+                         "visits": 0, "seconds": time.perf_counter() - t0}
+            return self.last
+        acts = state.legal_actions()
+        if len(acts) == 1:
+            self.last = {"action": acts[0], "value": 0.5, "win_probability": 0.5, "pv": acts[:1], "iterations": 0,
+                         "visits": 0, "seconds": time.perf_counter() - t0}
+            return self.last
+        root = self.search(state, iterations, time_limit)
+        allowed = self._allowed
+        kids = [(a, ch) for a, ch in root.children.items() if allowed is None or a in allowed]
+        if not kids:
+            a = (sorted(allowed) if allowed else acts)[0]
+            self.last = {"action": a, "value": 0.5, "win_probability": 0.5, "pv": [a], "iterations": self.iterations_done,
+                         "visits": 0, "seconds": time.perf_counter() - t0}
+            return self.last
+        a, ch = max(kids, key=lambda t: (t[1].n, t[1].w[me] / t[1].n))
+        pv = [a]
+        node = ch
+        while node.children:
+            b, node = max(node.children.items(), key=lambda t: t[1].n)
+            if node.n < 2:
+                break
+            pv.append(b)
+        q = ch.w[me] / ch.n
+        self.last = {"action": a, "value": q, "win_probability": q, "pv": pv, "iterations": self.iterations_done,
+                     "visits": ch.n, "reused": self.reused, "seconds": time.perf_counter() - t0}
+        return self.last
+
+    def choose(self, state: State) -> int:
+        return self.analyse(state)["action"]

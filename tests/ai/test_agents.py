@@ -1,0 +1,141 @@
+"""Agents: wins in one, avoiding immediate losses, legality, determinism, tree reuse."""
+
+import pytest
+
+from ringgames import load_game
+from ringgames.ai.agents import make_agent, parse_spec, with_seed
+from ringgames.ai.alphabeta import WIN, AlphaBetaAgent
+from ringgames.ai.levels import LEVELS, LevelAgent, spec_for
+from ringgames.ai.match import play_game
+from ringgames.ai.mcts import MCTSAgent
+from ringgames.ai.tactics import is_win_for, wins_within_turn
+
+SEARCHING = [
+    "greedy:seed=1",
+    "greedy:eval=0,seed=1",
+    "mcts:iterations=100,seed=1",
+    "mcts:iterations=100,rollout=0,safe=0,seed=1",
+    "alphabeta:depth=2,seed=1",
+    "level:1,seed=1",
+    "level:3,scale=0.05,seed=1",
+]
+
+
+def play_turn(agent, state):
+    """Let the agent take every decision of the current player's turn; returns the actions."""
+    me = state.current_player()
+    out = []
+    while not state.is_terminal() and state.current_player() == me:
+        a = agent.choose(state)
+        assert a in state.legal_actions()
+        state.apply_action(a)
+        out.append(state.action_to_string(a) if not state.is_terminal() else a)
+    return out
+
+
+@pytest.mark.parametrize("spec", SEARCHING)
+def test_completes_third_row_and_wins(spec, yinsh_win_in_one):
+    s = yinsh_win_in_one
+    turn = play_turn(make_agent(spec), s)
+    assert len(turn) == 3  # move, row, ring: all chosen by the agent
+    assert s.is_terminal() and s.winners() == (0,) and s.outcome().reason == "rings"
+
+
+@pytest.mark.parametrize("spec", SEARCHING)
+def test_defends_against_the_third_row(spec, yinsh_must_defend):
+    s = yinsh_must_defend
+    a = make_agent(spec).choose(s)
+    assert s.action_to_string(a) in {"b3-d3", "b3-d5", "i11-b4"}
+    s.apply_action(a)
+    assert not wins_within_turn(s, 0, [100_000])
+
+
+def test_random_does_not_defend_every_time(yinsh_must_defend):
+    # the defence test above means something: most black moves lose at once
+    s = yinsh_must_defend
+    losing = 0
+    for a in s.legal_actions():
+        s.apply_action(a)
+        losing += wins_within_turn(s, 0, [100_000])
+        s.undo_action()
+    assert losing == len(s.legal_actions()) - 3
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy:eval=0", "greedy", "mcts:iterations=30,rollout=10",
+                                  "alphabeta:depth=1", "level:2"])
+def test_whole_blitz_game_is_legal(spec):
+    # play_game checks every action against legal_actions() and raises on an illegal one
+    r = play_game("yinsh", [spec, "random"], index=0, seed=3, variant="blitz")
+    assert r.reason in ("rings", "markers", "blocked")
+    assert r.actions == len(r.history) > 10
+
+
+def test_mcts_is_deterministic_with_a_seed():
+    s = load_game("yinsh").new_initial_state()
+    for t in "e3 a5 b5 c6 d6 e4 h7 g2 g3 g8".split():
+        s.play(t)
+    a1 = MCTSAgent(iterations=150, seed=7)
+    a2 = MCTSAgent(iterations=150, seed=7)
+    r1, r2 = a1.analyse(s), a2.analyse(s)
+    assert r1["action"] == r2["action"] and r1["visits"] == r2["visits"] and r1["pv"] == r2["pv"]
+    assert r1["iterations"] == 150
+
+
+def test_mcts_reuses_its_tree():
+    s = load_game("yinsh").new_initial_state()
+    for t in "e3 a5 b5 c6 d6 e4 h7 g2 g3 g8".split():
+        s.play(t)
+    m = MCTSAgent(iterations=400, seed=1, safe=0)
+    a = m.choose(s)
+    s.apply_action(a)
+    kids = m.root.children[a].children
+    b = max(kids, key=lambda k: kids[k].n)  # a reply the tree has looked at
+    node = kids[b]
+    s.apply_action(b)
+    m.choose(s)
+    assert m.last["reused"] > 0 and m.root is node
+    fresh = MCTSAgent(iterations=10, seed=1, reuse=0)
+    fresh.choose(s)
+    assert fresh.last["reused"] == 0
+
+
+def test_alphabeta_search_finds_win_without_shortcut(yinsh_win_in_one, monkeypatch):
+    import ringgames.ai.alphabeta as abmod
+
+    monkeypatch.setattr(abmod, "winning_action", lambda state: None)
+    s = yinsh_win_in_one
+    res = abmod.AlphaBetaAgent(depth=1, seed=0).analyse(s.clone())
+    assert res["value"] >= WIN - 10 and res["win_probability"] == 1.0
+    assert len(res["pv"]) == 3  # move, row, ring
+    for a in res["pv"]:
+        s.apply_action(a)
+    assert is_win_for(s, 0)
+
+
+def test_mcts_search_finds_win_without_shortcut(yinsh_win_in_one, monkeypatch):
+    import ringgames.ai.mcts as mmod
+
+    monkeypatch.setattr(mmod, "winning_action", lambda state: None)
+    s = yinsh_win_in_one
+    res = mmod.MCTSAgent(iterations=400, seed=0, rollout=0).analyse(s)
+    s.apply_action(res["action"])
+    assert wins_within_turn(s, 0, [1000])
+    assert res["win_probability"] > 0.9
+
+
+def test_specs_and_levels():
+    assert parse_spec("mcts:iterations=2000,c=1.4") == ("mcts", {"iterations": 2000, "c": 1.4})
+    assert parse_spec("level:4") == ("level", {"value": 4})
+    assert with_seed("greedy", 5) == "greedy:seed=5" and with_seed("mcts:seed=1", 5) == "mcts:seed=1"
+    assert spec_for("yinsh", 5) == LEVELS["yinsh"][5]
+    assert spec_for("yinsh", 3, scale=0.1) == "alphabeta:time=0.05"
+    assert set(LEVELS["yinsh"]) == {1, 2, 3, 4, 5}
+    lv = LevelAgent(value=2)
+    s = load_game("yinsh").new_initial_state()
+    assert lv.choose(s) in s.legal_actions()
+    assert type(lv.agent_for("yinsh")).__name__ == "GreedyAgent"
+    assert spec_for("rings", 4) == "alphabeta:time=2" and spec_for("rings", 4, players=3) == "mcts:time=2,rollout=0"
+    with pytest.raises(ValueError):
+        make_agent("level:6")
+    with pytest.raises(ValueError):
+        make_agent("nosuch")

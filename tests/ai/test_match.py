@@ -1,0 +1,72 @@
+"""Match runner, Elo and the CLI commands match / analyse."""
+
+import json
+import math
+
+from click.testing import CliRunner
+
+from ringgames.ai.match import GameResult, elo_from_score, elo_summary, seating
+from ringgames.cli import main
+
+
+def test_elo_formula():
+    assert elo_from_score(0.5) == 0.0
+    assert math.isclose(elo_from_score(0.75), 400 * math.log10(3))
+    assert math.isclose(elo_from_score(0.25), -400 * math.log10(3))
+    e = elo_summary([1.0] * 6 + [0.0] * 4)
+    assert math.isclose(e["score"], 0.6)
+    assert e["elo_low"] < e["elo"] < e["elo_high"]
+    assert e["elo_low"] < 0  # 10 games at 60% do not show a difference
+    sweep = elo_summary([1.0] * 10)
+    assert sweep["elo_clipped"] and sweep["elo_low"] < sweep["elo"]
+
+
+def test_seating_alternates_colours():
+    assert seating(["A", "B"], 2, 0) == ["A", "B"]
+    assert seating(["A", "B"], 2, 1) == ["B", "A"]
+    assert seating(["A", "B", "C"], 3, 1) == ["B", "C", "A"]
+
+
+def test_multiplayer_pairwise_score():
+    r = GameResult(index=0, seats=["A", "B", "C"], returns=[1.0, -0.5, -0.5], winners=[0], reason="x", actions=1)
+    assert r.score_for("A") == 1.0 and r.score_for("B") == 0.25  # B: lost to A, drew with C
+    r2 = GameResult(index=0, seats=["A", "B", "A", "B"], returns=[0.5, -0.5, 0.5, -0.5], winners=[0, 2], reason="x", actions=1)
+    assert r2.score_for("A") == 1.0 and r2.score_for("B") == 0.0
+
+
+def test_match_command_json(tmp_path):
+    res = CliRunner().invoke(main, ["match", "yinsh", "greedy", "random", "--games", "2", "--variant", "blitz",
+                                    "--seed", "1", "--json", "--save", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output.strip().splitlines()[-1])
+    assert data["wins"] + data["draws"] + data["losses"] == 2
+    assert 0.0 <= data["score"] <= 1.0
+    assert data["score"] == (data["wins"] + 0.5 * data["draws"]) / 2
+    assert {"elo", "elo_low", "elo_high"} <= set(data)
+    assert len(list(tmp_path.glob("*.rgn"))) == 2
+
+
+def test_match_rejects_bad_spec():
+    res = CliRunner().invoke(main, ["match", "yinsh", "greedy", "bogus"])
+    assert res.exit_code != 0 and "bogus" in res.output
+
+
+def test_analyse_finds_the_win(yinsh_win_in_one):
+    res = CliRunner().invoke(main, ["analyse", "yinsh", "--position", yinsh_win_in_one.position(), "--time", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert data["best"].startswith("c6-") and data["best"] != "c6-c1"
+    assert data["win_probability"] == 1.0 and data["evaluation"].startswith("win")
+
+
+def test_analyse_text_has_pv():
+    res = CliRunner().invoke(main, ["analyse", "yinsh", "--moves", "e3 a5 b5 c6 d6 e4 h7 g2 g3 g8", "--time", "0.3"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[1].startswith("best: ") and lines[2].startswith("evaluation: ") and lines[3].startswith("pv: white:")
+
+
+def test_play_accepts_agent_specs():
+    res = CliRunner().invoke(main, ["play", "yinsh", "--variant", "blitz", "--white", "greedy", "--black", "level:1", "--seed", "2"])
+    assert res.exit_code == 0, res.output
+    assert "Result:" in res.output
