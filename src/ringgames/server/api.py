@@ -18,7 +18,7 @@ COOKIE = "rg_{}"
 class SeatSpec(BaseModel):
     kind: Literal["me", "invite", "open", "computer"] = Field("me", description="who plays the seat")
     name: str | None = Field(None, max_length=200, description="player name (for 'me')")
-    level: int | None = Field(None, ge=0, le=20, description="computer level")
+    level: int | None = Field(None, ge=0, le=5, description="computer level: 0 random, 1 (beginner) to 5 (strongest)")
 
 
 class CreateGame(BaseModel):

@@ -55,9 +55,9 @@ def agent_spec(level: int | None) -> str:
     """The agent spec for "computer, level N": ``level:N`` when the AI provides it, else ``random``."""
     from ..ai.agents import AGENTS
 
-    if level is not None and "level" in AGENTS:
-        return f"level:{int(level)}"
-    return "random"
+    if level is not None and level >= 1 and "level" in AGENTS:
+        return f"level:{min(int(level), 5)}"
+    return "random"  # level 0, or no AI levels installed
 
 
 def choose_action(serialized: str, spec: str) -> int:
