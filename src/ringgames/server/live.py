@@ -32,8 +32,8 @@ async def game_socket(ws: WebSocket, gid: str):
         await ws.close(code=4404)
         return
     tokens = [t for t in (ws.cookies.get(COOKIE.format(gid)) or "").split(".") if t]
-    if ws.query_params.get("token"):
-        tokens.append(ws.query_params["token"])
+    for t in ws.query_params.getlist("token"):  # one or more seat tokens, repeated or dot-separated
+        tokens.extend(x for x in t.split(".") if x)
     queue: asyncio.Queue = asyncio.Queue(maxsize=1000)
     room.listeners.add(queue)
     await ws.send_json({"type": "hello", "state": hub.snapshot(room), "my_seats": hub.seats_for(room, tokens), "chat": room.chat[-50:]})
@@ -41,7 +41,10 @@ async def game_socket(ws: WebSocket, gid: str):
     async def sender():
         while True:
             msg = await queue.get()
-            await ws.send_json(msg)
+            if isinstance(msg, str):  # a broadcast, already encoded once for everybody
+                await ws.send_text(msg)
+            else:
+                await ws.send_json(msg)
 
     send_task = asyncio.create_task(sender())
     try:

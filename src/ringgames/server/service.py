@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import logging
 import multiprocessing
 import random
@@ -18,7 +19,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from datetime import datetime, timezone
+
+from sqlalchemy import select, update
 
 from .. import load_game
 from ..protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
@@ -346,7 +349,8 @@ class Hub:
     def _store_move(self, row: GameRow, move: MoveRow) -> None:
         with self.Session.begin() as s:
             s.add(move)
-            s.merge(row)
+            s.execute(update(GameRow).where(GameRow.id == row.id).values(
+                status=row.status, result=row.result, ply=row.ply, draw_offers=row.draw_offers, updated=_utcnow()))
 
     async def resign(self, gid: str, tokens: list[str], seat: int | None = None) -> Room:
         room = await self.room(gid)
@@ -525,6 +529,10 @@ class Hub:
         await self.send_all(room, {"type": "state", "state": self.snapshot(room)})
 
     async def send_all(self, room: Room, msg: dict) -> None:
+        """Queue ``msg`` (encoded once) for every WebSocket of the room."""
+        if not room.listeners:
+            return
+        msg = json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
         for q in list(room.listeners):
             try:
                 q.put_nowait(msg)
@@ -581,6 +589,10 @@ class Hub:
             ses.flush()
             ses.add_all(moves)
         return row.id
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
 
 
 def escape(text: str) -> str:
