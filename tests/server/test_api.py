@@ -203,3 +203,28 @@ def test_pages_and_openapi(client):
     for p in ["/api/games", "/api/games/{gid}", "/api/games/{gid}/actions", "/api/games/{gid}/join", "/api/games/{gid}/resign",
               "/api/games/{gid}/draw", "/api/import", "/api/games/{gid}/legal"]:
         assert p in paths, p
+
+
+def test_gyges_setup_modes(client):
+    r = client.post("/api/games", json={"game": "gyges", "setup": "random", "seats": [{"kind": "me"}, {"kind": "me"}]})
+    s = r.json()
+    # both arrangements were drawn at random: two setup moves, six pieces on each home row
+    assert s["ply"] == 2 and [m["seat"] for m in s["moves"]] == [0, 1]
+    rows = s["position"].split()[0].split("/")
+    assert "0" not in rows[0] and "0" not in rows[5] and sorted(rows[0]) == list("112233")
+    r = client.post("/api/games", json={"game": "gyges", "setup": "preset", "seats": [{"kind": "me"}, {"kind": "me"}]})
+    s = r.json()
+    assert sorted(s["legal"]) == sorted(["321123", "123321", "231132", "312213"])
+    bad = client.post(f"/api/games/{s['id']}/actions", json={"action": "112233"})
+    assert bad.status_code == 422 and "preset" in bad.json()["message"]
+    ok = client.post(f"/api/games/{s['id']}/actions", json={"action": "231132"})
+    assert ok.status_code == 200 and ok.json()["position"].startswith("231132/")
+
+
+def test_rings_for_four_players(client):
+    r = client.post("/api/games", json={"game": "rings", "players": 4, "seats": [{"kind": "me"}] * 4})
+    s = r.json()
+    assert r.status_code == 201 and s["seat_names"] == ["red", "blue", "green", "yellow"] and s["my_seats"] == [0, 1, 2, 3]
+    assert "pass" in s["legal"] and len(s["legal"]) == 217
+    s = client.post(f"/api/games/{s['id']}/actions", json={"action": "pass"}).json()
+    assert s["to_move"] == 1 and s["moves"][0]["text"] == "pass"

@@ -80,8 +80,19 @@ def default_sqlite_url() -> str:
     return f"sqlite:///{base / 'ringgames.sqlite3'}"
 
 
+def normalize_url(url: str) -> str:
+    """``postgresql://`` means psycopg 3 here (the ``postgres`` extra) unless psycopg2 is installed."""
+    if url.startswith(("postgresql://", "postgres://")):
+        try:
+            import psycopg2  # noqa: F401
+        except ImportError:
+            return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL mode, a busy timeout and foreign keys."""
+    url = normalize_url(url)
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8, max_overflow=8)
 
@@ -104,7 +115,7 @@ def migrate(url: str) -> None:
 
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
-    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    cfg.set_main_option("sqlalchemy.url", normalize_url(url).replace("%", "%%"))
     command.upgrade(cfg, "head")
 
 

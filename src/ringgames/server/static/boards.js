@@ -107,7 +107,8 @@ class YinshBoard {
   describe(position) {
     const st = this.parse(position);
     const what = {place: "place a ring", move: "move a ring", row: "remove a row of five", ring: "remove one of your rings", over: "game over"};
-    return {phase: what[st.phase] || st.phase, extra: `rings removed — white ${st.removed[0]}, black ${st.removed[1]}`};
+    const markers = Object.values(st.cells).filter(v => v === "w" || v === "b").length;
+    return {phase: what[st.phase] || st.phase, extra: `rings removed — white ${st.removed[0]}, black ${st.removed[1]} · markers in the pool: ${51 - markers}`};
   }
 }
 
