@@ -114,7 +114,20 @@ def test_gyges_two_players_through_the_invite_link(server, page_factory):
             p.wait_for_function(f"S.ply === {3 + i}")
         assert game_state(page)["moves"][-1]["text"] == action
     assert game_state(south)["position"] == game_state(north)["position"]
-    assert south.errors == [] and north.errors == []
+    # a spectator sees the game live but can act on nothing
+    watcher = page_factory()
+    watcher.goto(south.url)
+    watcher.wait_for_function("S && S.ply === 6")
+    assert watcher.evaluate("MINE") == [] and watcher.locator(".pt.target").count() == 0
+    assert not watcher.locator("#resign").is_visible()
+    st = game_state(south)
+    south.locator(f'[data-pt="{re.findall(r"[a-f][1-6]", st["legal"][0])[0]}"]').first.click()
+    click_pt(south, re.findall(r"[a-f][1-6]|G", st["legal"][0])[-1] if "(" not in st["legal"][0] else re.findall(r"[a-f][1-6]", st["legal"][0])[-2])
+    if "(" in st["legal"][0]:
+        click_pt(south, re.findall(r"[a-f][1-6]", st["legal"][0])[-1])
+    watcher.wait_for_function("S.ply === 7")
+    assert game_state(watcher)["moves"][-1]["text"] == st["legal"][0]
+    assert south.errors == [] and north.errors == [] and watcher.errors == []
     shot(south, "gyges-south")
     shot(north, "gyges-north-phone")
 
