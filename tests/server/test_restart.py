@@ -1,6 +1,7 @@
 """A hard kill of the server in the middle of games loses nothing, and the games go on."""
 
 import json
+import os
 
 import httpx
 import pytest
@@ -11,9 +12,14 @@ from ringgames.server.testing import ServerProcess
 from .conftest import wait_for
 
 
-@pytest.fixture()
-def db_url(tmp_path):
-    return f"sqlite:///{tmp_path / 'restart.sqlite3'}"
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'restart.sqlite3'}"
+    url = os.environ.get("RINGGAMES_TEST_POSTGRES")
+    if not url:
+        pytest.skip("set RINGGAMES_TEST_POSTGRES=postgresql://user@host:port/db to run this test on PostgreSQL too")
+    return url
 
 
 def test_kill_and_restart_keeps_every_move(db_url, tmp_path):
