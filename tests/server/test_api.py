@@ -228,3 +228,22 @@ def test_rings_for_four_players(client):
     assert "pass" in s["legal"] and len(s["legal"]) == 217
     s = client.post(f"/api/games/{s['id']}/actions", json={"action": "pass"}).json()
     assert s["to_move"] == 1 and s["moves"][0]["text"] == "pass"
+
+
+def test_server_answers_while_the_computer_thinks(client):
+    import time
+
+    r = client.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "computer", "level": 4}, {"kind": "me"}]})
+    gid = r.json()["id"]
+    answered = []
+    t_end = time.time() + 1.5
+    while time.time() < t_end:
+        t0 = time.perf_counter()
+        s = state(client, gid)
+        dt = time.perf_counter() - t0
+        if s["ply"] == 0:
+            answered.append(dt)
+    # level 4 thinks about 2 s per decision in another process; meanwhile the API answers at once
+    assert len(answered) >= 5 and max(answered) < 0.25, answered
+    s = wait_for(lambda: (x := state(client, gid))["ply"] == 1 and x, timeout=60)
+    assert s["moves"][0]["seat"] == 0 and s["to_move"] == 1
