@@ -522,7 +522,15 @@ def import_(files, db_url):
             await hub.stop()
         return ok, bad
 
-    ok, bad = asyncio.run(run())
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        ok, bad = asyncio.run(run())
+    else:  # called from code that already runs an event loop (tests, notebooks): use a thread of its own
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1) as ex:
+            ok, bad = ex.submit(asyncio.run, run()).result()
     click.echo(f"# {ok} game(s) imported, {bad} failed", err=True)
     sys.exit(1 if bad else 0)
 
