@@ -165,8 +165,18 @@ class Hub:
                 seats_of.append(m.seat)
             room = Room(gid, row, state, texts, seats_of)
             room.chat = [{"name": c.name, "text": c.text} for c in chat]
+            self._evict()
             self.rooms[gid] = room
             return room
+
+    def _evict(self, keep: int = 5000) -> None:
+        """Forget finished games nobody watches once many games are in memory (they reload on demand)."""
+        if len(self.rooms) < keep:
+            return
+        for gid, r in list(self.rooms.items()):
+            if r.state.is_terminal() and not r.listeners and not r.lock.locked():
+                del self.rooms[gid]
+                self._loading.pop(gid, None)
 
     # -- creating --------------------------------------------------------
     async def create(self, game: str, variant: str | None, players: int | None, seats: list[dict],
