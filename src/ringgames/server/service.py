@@ -330,37 +330,36 @@ class Hub:
     async def _commit(self, room: Room, a: int, p: int, text: str) -> None:
         """Apply (already validated) ``a`` for seat ``p``: database first, then memory, then broadcast.
 
-        Caller holds room.lock.
+        Readers never see a move that is not committed: the state changes only
+        after the commit. Caller holds room.lock.
         """
         st = room.state
         ply = len(st.history)
-        if a == RESIGN:
-            st.resign(p)
-        elif a == AGREED_DRAW:
-            st.agree_draw()
-        else:
-            st.apply_action(a)
-        row = room.row
-        old = (row.status, row.result, row.ply, row.draw_offers)
-        row.status = self._status(row, st)
-        row.result = st.result_string()
-        row.ply = ply + 1
-        row.draw_offers = []
-        try:
-            await asyncio.to_thread(self._store_move, row, MoveRow(game_id=room.id, ply=ply, action=a, text=text, seat=p))
-        except BaseException:
-            st.undo_action()
-            row.status, row.result, row.ply, row.draw_offers = old
-            raise
+
+        def apply() -> None:
+            if a == RESIGN:
+                st.resign(p)
+            elif a == AGREED_DRAW:
+                st.agree_draw()
+            else:
+                st.apply_action(a)
+
+        apply()  # to learn the status and result after the move
+        status, result = self._status(room.row, st), st.result_string()
+        st.undo_action()
+        values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": []}
+        await asyncio.to_thread(self._store_move, room.id, values, MoveRow(game_id=room.id, ply=ply, action=a, text=text, seat=p))
+        apply()
+        for k, v in values.items():
+            setattr(room.row, k, v)
         room.texts.append(text)
         room.seats_of.append(p)
         await self.broadcast(room)
 
-    def _store_move(self, row: GameRow, move: MoveRow) -> None:
+    def _store_move(self, gid: str, values: dict, move: MoveRow) -> None:
         with self.Session.begin() as s:
             s.add(move)
-            s.execute(update(GameRow).where(GameRow.id == row.id).values(
-                status=row.status, result=row.result, ply=row.ply, draw_offers=row.draw_offers, updated=_utcnow()))
+            s.execute(update(GameRow).where(GameRow.id == gid).values(updated=_utcnow(), **values))
 
     async def resign(self, gid: str, tokens: list[str], seat: int | None = None) -> Room:
         room = await self.room(gid)
