@@ -107,8 +107,10 @@ def test_stale_ply_is_refused_so_a_move_is_never_applied_twice(client):
 
 def test_invite_join_and_open_seat(client):
     gid, t0, t1 = two_humans(client)
-    assert state(client, gid)["status"] == "open"
+    s = state(client, gid)
+    assert s["status"] == "open" and s["invites"]["1"].endswith(f"/game/{gid}?seat=1&token={t1}")
     client.cookies.clear()  # from here on: the friend's browser
+    assert "invites" not in state(client, gid)  # a spectator does not get the invite links
     r = client.post(f"/api/games/{gid}/join", json={"seat": 1, "token": "wrong", "name": "bob"})
     assert r.status_code == 403
     r = client.post(f"/api/games/{gid}/join", json={"seat": 1, "token": t1, "name": "<script>alert(1)</script>bob"})

@@ -128,7 +128,10 @@ async def create_game(body: CreateGame, request: Request, response: Response):
 async def get_game(gid: str, request: Request, token: str | None = None):
     hub = hub_of(request)
     room = await hub.room(gid)
-    return view(hub, room, tokens_of(request, gid, token))
+    out = view(hub, room, tokens_of(request, gid, token))
+    if out["my_seats"]:  # players may pass on the invite links of seats still waiting
+        out["invites"] = invite_links(request, room)
+    return out
 
 
 @router.get("/games/{gid}/legal", summary="Legal actions for the player to move")

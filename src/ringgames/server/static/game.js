@@ -144,5 +144,6 @@ $("chatform").onsubmit = (ev) => {
     history.replaceState(null, "", `/game/${GID}`);
   }
   connect();
+  api(`/api/games/${GID}`).then(d => { if (d.invites && Object.keys(d.invites).length) { sessionStorage.setItem(`invites-${GID}`, JSON.stringify(d.invites)); render(); } }).catch(() => {});
   if (q.get("replay") !== null) setTimeout(() => $("replay").click(), 300);
 })();
