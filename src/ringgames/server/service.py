@@ -21,7 +21,7 @@ from typing import Any
 
 from datetime import datetime, timezone
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 
 from .. import load_game
 from ..protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
@@ -348,7 +348,8 @@ class Hub:
         status, result = self._status(room.row, st), st.result_string()
         st.undo_action()
         values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": []}
-        await asyncio.to_thread(self._store_move, room.id, values, MoveRow(game_id=room.id, ply=ply, action=a, text=text, seat=p))
+        move = {"game_id": room.id, "ply": ply, "action": a, "text": text, "seat": p, "created": _utcnow()}
+        await asyncio.to_thread(self._store_move, room.id, values, move)
         apply()
         for k, v in values.items():
             setattr(room.row, k, v)
@@ -356,10 +357,10 @@ class Hub:
         room.seats_of.append(p)
         await self.broadcast(room)
 
-    def _store_move(self, gid: str, values: dict, move: MoveRow) -> None:
-        with self.Session.begin() as s:
-            s.add(move)
-            s.execute(update(GameRow).where(GameRow.id == gid).values(updated=_utcnow(), **values))
+    def _store_move(self, gid: str, values: dict, move: dict) -> None:
+        with self.engine.begin() as conn:  # one transaction: the move (unique per game and ply) and the game row
+            conn.execute(insert(MoveRow.__table__).values(**move))
+            conn.execute(update(GameRow.__table__).where(GameRow.__table__.c.id == gid).values(updated=_utcnow(), **values))
 
     async def resign(self, gid: str, tokens: list[str], seat: int | None = None) -> Room:
         room = await self.room(gid)
