@@ -460,5 +460,80 @@ def bench(game, as_json, seconds, startup):
             )
 
 
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
+@click.option("--db", "db_url", default=None, help="Database URL (default: an SQLite file; postgresql://... works too).")
+@click.option("--ai-workers", default=2, show_default=True, type=int, help="Processes for computer moves.")
+@click.option("--ai-delay", default=0.3, show_default=True, type=float, help="Least seconds between two computer actions (so people can follow).")
+def serve(host, port, db_url, ai_workers, ai_delay):
+    """Run the play site (lobby, games, archive, JSON API at /docs)."""
+    import uvicorn
+
+    from .server.app import create_app
+    from .server.db import default_sqlite_url
+
+    url = db_url or default_sqlite_url()
+    if url.startswith("sqlite:///"):
+        click.echo(f"database: SQLite file {url[len('sqlite:///'):]}")
+    else:
+        click.echo(f"database: {url.split('@')[-1]}")
+    click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
+    uvicorn.run(create_app(url, ai_workers=ai_workers, ai_delay=ai_delay), host=host, port=port, log_level="warning")
+
+
+@main.command("import")
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("--db", "db_url", default=None, help="Database URL (default: the server's SQLite file).")
+def import_(files, db_url):
+    """Load game records (boardspace YINSH, .rgn) into the server's archive.
+
+    A file that cannot be read or replayed is reported with its reason; the
+    others are imported all the same. Exit status 1 if any failed.
+    """
+    import asyncio
+    from pathlib import Path
+
+    from .server.db import default_sqlite_url
+    from .server.service import Hub
+
+    url = db_url or default_sqlite_url()
+
+    async def run():
+        hub = Hub(url)
+        await hub.start()
+        ok = bad = 0
+        try:
+            for f in files:
+                try:
+                    text = Path(f).read_text(encoding="utf-8", errors="replace")
+                except OSError as exc:
+                    click.echo(f"error: {f}: cannot read: {exc.strerror}", err=True)
+                    bad += 1
+                    continue
+                for r in await hub.import_text(text, str(f)):
+                    if r["ok"]:
+                        ok += 1
+                        click.echo(f"{f}: imported as {r['id']} ({r['game']}, {r['plies']} plies, result {r['result']})")
+                    else:
+                        bad += 1
+                        click.echo(f"error: {r['error']}", err=True)
+        finally:
+            await hub.stop()
+        return ok, bad
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        ok, bad = asyncio.run(run())
+    else:  # called from code that already runs an event loop (tests, notebooks): use a thread of its own
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1) as ex:
+            ok, bad = ex.submit(asyncio.run, run()).result()
+    click.echo(f"# {ok} game(s) imported, {bad} failed", err=True)
+    sys.exit(1 if bad else 0)
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,123 @@
+"""Storage: SQLAlchemy 2 models and the engine; the schema is managed by Alembic (``migrations/``).
+
+A game row holds its parameters, seats (names, kinds, agent specs, secret
+tokens) and status; its history lives in ``moves``, one row per accepted
+action, unique by ``(game_id, ply)`` so that a move can never be stored twice.
+A server restart replays ``moves`` through the game protocol.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, event
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
+
+__all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "make_engine", "migrate", "default_sqlite_url"]
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32))
+    variant: Mapped[str] = mapped_column(String(32))
+    players: Mapped[int] = mapped_column(Integer)
+    #: list of {"kind": "human"|"computer"|"record", "name", "spec", "token", "invite", "joined"}
+    seats: Mapped[list] = mapped_column(JSON)
+    #: "open" (a seat is waiting for its player), "live", "finished"
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    source: Mapped[str] = mapped_column(String(16), default="play")  # play | import
+    start: Mapped[str | None] = mapped_column(Text, nullable=True)  # start position string, None = standard
+    tags: Mapped[dict] = mapped_column(JSON, default=dict)
+    draw_offers: Mapped[list] = mapped_column(JSON, default=list)
+    result: Mapped[str] = mapped_column(String(64), default="none")
+    ply: Mapped[int] = mapped_column(Integer, default=0)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
+
+
+class MoveRow(Base):
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("game_id", "ply", name="uq_moves_game_ply"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    ply: Mapped[int] = mapped_column(Integer)
+    #: action id, or -1 resign / -2 agreed draw (as in the protocol)
+    action: Mapped[int] = mapped_column(Integer)
+    #: the action in notation (``resign`` / ``draw`` for the pseudo-actions)
+    text: Mapped[str] = mapped_column(String(64))
+    seat: Mapped[int] = mapped_column(Integer)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class ChatRow(Base):
+    __tablename__ = "chat"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+def default_sqlite_url() -> str:
+    """``sqlite:///<data dir>/ringgames.sqlite3`` (``$RINGGAMES_DATA`` or ``~/.local/share/ringgames``)."""
+    base = Path(os.environ.get("RINGGAMES_DATA") or Path.home() / ".local" / "share" / "ringgames")
+    base.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{base / 'ringgames.sqlite3'}"
+
+
+def normalize_url(url: str) -> str:
+    """``postgresql://`` means psycopg 3 here (the ``postgres`` extra) unless psycopg2 is installed."""
+    if url.startswith(("postgresql://", "postgres://")):
+        try:
+            import psycopg2  # noqa: F401
+        except ImportError:
+            return "postgresql+psycopg://" + url.split("://", 1)[1]
+    return url
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; SQLite gets WAL mode, a busy timeout and foreign keys."""
+    url = normalize_url(url)
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=8, max_overflow=8)
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")  # durable across process crashes
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+
+
+def migrate(url: str) -> None:
+    """Bring the database at ``url`` to the newest schema (Alembic ``upgrade head``)."""
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    cfg.set_main_option("sqlalchemy.url", normalize_url(url).replace("%", "%%"))
+    command.upgrade(cfg, "head")
+
+
+def sessions(engine: Engine) -> sessionmaker:
+    return sessionmaker(engine, expire_on_commit=False)

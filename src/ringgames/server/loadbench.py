@@ -1,0 +1,132 @@
+"""Load benchmark (not a test): N concurrent games played over WebSockets on loopback.
+
+Each game has two clients, one per seat, each on its own WebSocket; the client
+to move sends a random legal action and waits for the broadcast of the new
+state. Prints moves/s and the p50/p99 latency (send → own broadcast), then
+checks against the HTTP API that no move was lost or duplicated.
+
+    python -m ringgames.server.loadbench --games 100 --seconds 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import websockets
+
+from .testing import ServerProcess
+
+
+def _post(url: str, body: dict) -> dict:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def _get(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=30) as r:
+        return json.loads(r.read())
+
+
+async def play_game(base: str, game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0) -> tuple[str, int]:
+    d = await asyncio.to_thread(_post, f"{base}/api/games", {"game": game, "seats": [{"kind": "me"}, {"kind": "invite"}]})
+    gid = d["id"]
+    toks = [d["tokens"]["0"], d["invites"]["1"].split("token=")[1]]
+    ws_base = base.replace("http", "ws", 1)
+    socks = [await websockets.connect(f"{ws_base}/ws/games/{gid}?token={t}", max_size=2**22) for t in toks]
+    states = [json.loads(await s.recv())["state"] for s in socks]
+    plies_seen = [[], []]
+    sent = 0
+    try:
+        st = states[0]
+        while time.perf_counter() < deadline and st["to_move"] is not None:
+            p = st["to_move"]
+            ply = st["ply"]
+            if think:
+                await asyncio.sleep(rng.uniform(0, 2 * think))
+            action = rng.choice(st["legal"])
+            t0 = time.perf_counter()
+            await socks[p].send(json.dumps({"type": "action", "action": action, "ply": ply}))
+            sent += 1
+            while True:
+                m = json.loads(await socks[p].recv())
+                if m["type"] == "error":
+                    raise RuntimeError(f"game {gid}: {m}")
+                if m["type"] == "state":
+                    plies_seen[p].append(m["state"]["ply"])
+                    if m["state"]["ply"] == ply + 1:
+                        break
+            lat.append(time.perf_counter() - t0)
+            st = m["state"]
+            # the other seat must see the same broadcast
+            while True:
+                m2 = json.loads(await socks[1 - p].recv())
+                if m2["type"] == "state":
+                    plies_seen[1 - p].append(m2["state"]["ply"])
+                    if m2["state"]["ply"] == ply + 1:
+                        break
+    finally:
+        for s in socks:
+            await s.close()
+    seen[gid] = plies_seen
+    return gid, sent
+
+
+async def run(base: str, games: int, seconds: float, game: str, seed: int, think: float = 0.0) -> dict:
+    lat: list[float] = []
+    seen: dict = {}
+    rng = random.Random(seed)
+    deadline = time.perf_counter() + seconds
+    t0 = time.perf_counter()
+    results = await asyncio.gather(*(play_game(base, game, deadline, random.Random(rng.random()), lat, seen, think) for _ in range(games)))
+    wall = time.perf_counter() - t0
+    lost = dup = 0
+    for gid, sent in results:
+        s = await asyncio.to_thread(_get, f"{base}/api/games/{gid}")
+        plies = [m["ply"] for m in s["moves"]]
+        if len(plies) != sent or plies != list(range(sent)):
+            lost += max(0, sent - len(plies))
+            dup += max(0, len(plies) - sent)
+        for ps in seen[gid]:
+            if len(ps) != len(set(ps)) or ps != sorted(ps):
+                dup += 1
+    lat.sort()
+    q = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
+    return {"games": games, "moves": len(lat), "seconds": round(wall, 2), "moves_per_s": round(len(lat) / wall, 1),
+            "p50_ms": round(q(0.50), 1), "p99_ms": round(q(0.99), 1), "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
+            "lost": lost, "duplicated": dup}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--game", default="yinsh")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--think", type=float, default=0.0, help="mean seconds a client waits before each move (0: as fast as possible)")
+    ap.add_argument("--url", default=None, help="a running server (default: start one on a temporary SQLite file)")
+    ap.add_argument("--db", default=None, help="database URL for the server started here")
+    args = ap.parse_args(argv)
+    if args.url:
+        res = asyncio.run(run(args.url.rstrip("/"), args.games, args.seconds, args.game, args.seed, args.think))
+    else:
+        with tempfile.TemporaryDirectory() as d:
+            db = args.db or f"sqlite:///{Path(d) / 'bench.sqlite3'}"
+            with ServerProcess(db) as srv:
+                res = asyncio.run(run(srv.url, args.games, args.seconds, args.game, args.seed, args.think))
+    print(f"{res['games']} concurrent {args.game} games over WebSockets (think {args.think} s): {res['moves']} moves in {res['seconds']} s = "
+          f"{res['moves_per_s']} moves/s; latency p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms; "
+          f"lost {res['lost']}, duplicated {res['duplicated']}")
+    print(json.dumps(res))
+
+
+if __name__ == "__main__":
+    main()

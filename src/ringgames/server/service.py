@@ -1,0 +1,609 @@
+"""The game hub: live games in memory, every accepted action committed to the database
+before it is broadcast, computer moves in a process pool.
+
+Everything here uses the game protocol only (``load_game``, ``State.play``,
+``legal_actions``, ``action_to_string``, ``position``, ...).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+import multiprocessing
+import random
+import secrets
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import Any
+
+from datetime import datetime, timezone
+
+from sqlalchemy import insert, select, update
+
+from .. import load_game
+from ..protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
+from .db import ChatRow, GameRow, MoveRow, make_engine, migrate, sessions
+
+log = logging.getLogger("ringgames.server")
+
+#: Setup decisions that a "random setup" plays for both sides at creation (game-agnostic count).
+SETUP_PLIES = {"gyges": 2}
+#: Preset setup choices offered by the "preset" mode.
+PRESETS = {"gyges": ["321123", "123321", "231132", "312213"]}
+MAX_NAME = 40
+MAX_CHAT = 500
+
+
+class ApiError(Exception):
+    """An error for the client: HTTP status, a short code and a readable message."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any):
+        super().__init__(message)
+        self.status, self.code, self.message, self.extra = status, code, message, extra
+
+    def payload(self) -> dict:
+        return {"error": self.code, "message": self.message, **self.extra}
+
+
+def clean_name(name: str | None, default: str) -> str:
+    """Player names: trimmed, printable, at most MAX_NAME characters (pages render them as text)."""
+    name = "".join(ch for ch in (name or "") if ch.isprintable()).strip()[:MAX_NAME]
+    return name or default
+
+
+def agent_spec(level: int | None) -> str:
+    """The agent spec for "computer, level N": ``level:N`` when the AI provides it, else ``random``."""
+    from ..ai.agents import AGENTS
+
+    if level is not None and level >= 1 and "level" in AGENTS:
+        return f"level:{min(int(level), 5)}"
+    return "random"  # level 0, or no AI levels installed
+
+
+def choose_action(serialized: str, spec: str) -> int:
+    """Runs in a worker process: the agent's action for a serialized state."""
+    from .. import deserialize_state
+    from ..ai.agents import make_agent
+
+    state = deserialize_state(serialized)
+    return make_agent(spec).choose(state)
+
+
+@dataclass
+class Room:
+    id: str
+    row: GameRow
+    state: State
+    texts: list[str]
+    seats_of: list[int]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    listeners: set = field(default_factory=set)
+    chat: list[dict] = field(default_factory=list)
+    ai_task: asyncio.Task | None = None
+
+
+class Hub:
+    def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3):
+        self.db_url = db_url
+        self.engine = None
+        self.Session = None
+        self.rooms: dict[str, Room] = {}
+        self._loading: dict[str, asyncio.Lock] = {}
+        self.ai_workers = ai_workers
+        self.ai_delay = ai_delay
+        self._pool: ProcessPoolExecutor | None = None
+        self._tasks: set[asyncio.Task] = set()
+
+    # -- life cycle ------------------------------------------------------
+    async def start(self) -> None:
+        await asyncio.to_thread(migrate, self.db_url)
+        self.engine = make_engine(self.db_url)
+        self.Session = sessions(self.engine)
+        # resume computer moves of unfinished games
+        ids = await asyncio.to_thread(self._live_ids)
+        for gid in ids:
+            room = await self.room(gid)
+            self._maybe_ai(room)
+
+    async def stop(self) -> None:
+        for t in list(self._tasks):
+            t.cancel()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        if self.engine is not None:
+            self.engine.dispose()
+
+    def _live_ids(self) -> list[str]:
+        with self.Session() as s:
+            return list(s.scalars(select(GameRow.id).where(GameRow.status.in_(("live", "open")))))
+
+    @property
+    def pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.ai_workers, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    # -- loading ---------------------------------------------------------
+    def _load(self, gid: str):
+        with self.Session() as s:
+            row = s.get(GameRow, gid)
+            if row is None:
+                return None
+            moves = list(s.scalars(select(MoveRow).where(MoveRow.game_id == gid).order_by(MoveRow.ply)))
+            chat = list(s.scalars(select(ChatRow).where(ChatRow.game_id == gid).order_by(ChatRow.id).limit(200)))
+            s.expunge_all()
+            return row, moves, chat
+
+    async def room(self, gid: str) -> Room:
+        """The live room of game ``gid`` (replayed from the database on first use)."""
+        room = self.rooms.get(gid)
+        if room is not None:
+            return room
+        lock = self._loading.setdefault(gid, asyncio.Lock())
+        async with lock:
+            room = self.rooms.get(gid)
+            if room is not None:
+                return room
+            loaded = await asyncio.to_thread(self._load, gid) if len(gid) <= 32 else None
+            if loaded is None:
+                raise ApiError(404, "unknown_game", f"there is no game {gid!r}")
+            row, moves, chat = loaded
+            game = load_game(row.game, row.variant, row.players)
+            state = game.new_initial_state() if row.start is None else game.state_from_position(row.start)
+            texts, seats_of = [], []
+            for m in moves:
+                if m.action == RESIGN:
+                    state.resign(m.seat)
+                elif m.action == AGREED_DRAW:
+                    state.agree_draw()
+                else:
+                    state.play(m.action)
+                texts.append(m.text)
+                seats_of.append(m.seat)
+            room = Room(gid, row, state, texts, seats_of)
+            room.chat = [{"name": c.name, "text": c.text} for c in chat]
+            self._evict()
+            self.rooms[gid] = room
+            return room
+
+    def _evict(self, keep: int = 5000) -> None:
+        """Forget finished games nobody watches once many games are in memory (they reload on demand)."""
+        if len(self.rooms) < keep:
+            return
+        for gid, r in list(self.rooms.items()):
+            if r.state.is_terminal() and not r.listeners and not r.lock.locked():
+                del self.rooms[gid]
+                self._loading.pop(gid, None)
+
+    # -- creating --------------------------------------------------------
+    async def create(self, game: str, variant: str | None, players: int | None, seats: list[dict],
+                     setup: str | None = None, owner_tokens: list[str] = ()) -> tuple[Room, dict[int, str]]:
+        """A new game. ``seats``: one dict per seat, ``kind`` me|invite|open|computer, ``name``, ``level``.
+
+        Returns the room and the tokens of the "me" seats (the creator's).
+        """
+        try:
+            g = load_game(game, variant, players)
+        except ValueError as exc:
+            raise ApiError(400, "bad_game", str(exc)) from None
+        if len(seats) != g.num_players:
+            raise ApiError(400, "bad_seats", f"{g.title} with {g.num_players} players needs {g.num_players} seats, got {len(seats)}")
+        out, mine = [], {}
+        for i, spec in enumerate(seats):
+            kind = str(spec.get("kind", "me"))
+            seat_name = g.seat_names[i]
+            if kind == "computer":
+                level = spec.get("level")
+                try:
+                    level = None if level in (None, "") else int(level)
+                except (TypeError, ValueError):
+                    raise ApiError(400, "bad_seats", f"seat {seat_name}: level must be a number") from None
+                out.append({"kind": "computer", "name": f"computer{'' if level is None else f' (level {level})'}",
+                            "spec": agent_spec(level), "level": level, "token": None, "joined": True, "invite": False})
+            elif kind in ("me", "invite", "open"):
+                tok = secrets.token_urlsafe(18)
+                joined = kind == "me"
+                out.append({"kind": "human", "name": clean_name(spec.get("name"), "me" if joined else seat_name) if joined else clean_name(None, "waiting…"),
+                            "spec": None, "level": None, "token": tok, "joined": joined, "invite": kind == "invite", "open": kind == "open"})
+                if kind == "me":
+                    mine[i] = tok
+            else:
+                raise ApiError(400, "bad_seats", f"seat {seat_name}: kind must be me, invite, open or computer, not {kind!r}")
+        if setup not in (None, "", "free", "preset", "random"):
+            raise ApiError(400, "bad_setup", "setup must be free, preset or random")
+        state = g.new_initial_state()
+        row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=out,
+                      status="live", source="play", start=None, tags={"setup": setup or "free"}, draw_offers=[],
+                      result="none", ply=0)
+        row.status = self._status(row, state)
+        room = Room(row.id, row, state, [], [])
+        pre: list[tuple[int, int, str]] = []
+        if setup == "random":
+            rng = random.Random()
+            for _ in range(SETUP_PLIES.get(g.name, 0)):
+                p = state.current_player()
+                a = rng.choice(state.legal_actions())
+                pre.append((a, p, state.action_to_string(a)))
+                state.apply_action(a)
+        await asyncio.to_thread(self._insert, row, pre)
+        for a, p, t in pre:
+            room.texts.append(t)
+            room.seats_of.append(p)
+        self.rooms[row.id] = room
+        self._maybe_ai(room)
+        return room, mine
+
+    def _insert(self, row: GameRow, pre) -> None:
+        with self.Session.begin() as s:
+            row.ply = len(pre)
+            s.add(row)
+            s.flush()
+            for i, (a, p, t) in enumerate(pre):
+                s.add(MoveRow(game_id=row.id, ply=i, action=a, text=t, seat=p))
+
+    @staticmethod
+    def _status(row: GameRow, state: State) -> str:
+        if state.is_terminal():
+            return "finished"
+        if any(s["kind"] == "human" and not s["joined"] for s in row.seats):
+            return "open"
+        return "live"
+
+    # -- seats -----------------------------------------------------------
+    @staticmethod
+    def seats_for(room: Room, tokens: list[str]) -> list[int]:
+        toks = {t for t in tokens if t}
+        return [i for i, s in enumerate(room.row.seats) if s.get("token") and s["token"] in toks]
+
+    async def join(self, gid: str, seat: int, name: str | None, token: str | None) -> tuple[Room, str]:
+        """Take seat ``seat``: with its invite token, or without one if the seat is open."""
+        room = await self.room(gid)
+        async with room.lock:
+            seats = [dict(s) for s in room.row.seats]
+            if not 0 <= seat < len(seats):
+                raise ApiError(400, "bad_seat", f"there is no seat {seat}")
+            s = seats[seat]
+            if s["kind"] != "human":
+                raise ApiError(403, "not_a_human_seat", "that seat is played by the computer")
+            if token != s["token"]:
+                if token:
+                    raise ApiError(403, "bad_token", "this invite link is not valid for that seat")
+                if not s.get("open") or s["joined"]:
+                    raise ApiError(403, "seat_taken", "that seat is not open; you need its invite link")
+            s["name"] = clean_name(name, room.state.game.seat_names[seat])
+            s["joined"] = True
+            room.row.seats = seats
+            room.row.status = self._status(room.row, room.state)
+            await asyncio.to_thread(self._save_row, room.row)
+            await self.broadcast(room)
+            return room, s["token"]
+
+    def _save_row(self, row: GameRow) -> None:
+        with self.Session.begin() as s:
+            s.merge(row)
+
+    # -- acting ----------------------------------------------------------
+    async def act(self, gid: str, action: str | int, tokens: list[str], ply: int | None = None) -> Room:
+        """Play ``action`` (notation or id) for the seat to move, if ``tokens`` hold that seat's token.
+
+        The action is committed to the database, then broadcast. On any error the
+        state is unchanged.
+        """
+        room = await self.room(gid)
+        async with room.lock:
+            st = room.state
+            if st.is_terminal():
+                raise ApiError(409, "game_over", f"the game is over ({st.result_string()})")
+            if ply is not None and ply != len(st.history):
+                raise ApiError(409, "stale_ply", f"the game is at ply {len(st.history)}, not {ply}", ply=len(st.history))
+            p = st.current_player()
+            seat = room.row.seats[p]
+            if seat["kind"] != "human" or p not in self.seats_for(room, tokens):
+                raise ApiError(403, "not_your_turn", f"it is {st.game.seat_names[p]}'s turn, and you do not hold that seat",
+                               to_move=st.game.seat_names[p])
+            if isinstance(action, bool) or not isinstance(action, (int, str)):
+                raise ApiError(400, "bad_action", "action must be a string in the game's notation or an action id")
+            allowed = self._preset_filter(room)
+            try:
+                a = st.play(action)
+            except (IllegalActionError, NotationError) as exc:
+                legal = list(getattr(exc, "legal", []) or [])
+                raise ApiError(422, "illegal_action", str(exc), legal=legal[:300]) from None
+            except RingGamesError as exc:
+                raise ApiError(422, "illegal_action", str(exc)) from None
+            st.undo_action()
+            text = st.action_to_string(a)
+            if allowed is not None and text not in allowed:
+                raise ApiError(422, "illegal_action", f"{text!r} is not one of the preset arrangements", legal=sorted(allowed))
+            await self._commit(room, a, p, text)
+        self._maybe_ai(room)
+        return room
+
+    def _preset_filter(self, room: Room) -> set[str] | None:
+        if room.row.tags.get("setup") == "preset" and len(room.state.history) < SETUP_PLIES.get(room.row.game, 0):
+            return set(PRESETS.get(room.row.game, [])) or None
+        return None
+
+    async def _commit(self, room: Room, a: int, p: int, text: str) -> None:
+        """Apply (already validated) ``a`` for seat ``p``: database first, then memory, then broadcast.
+
+        Readers never see a move that is not committed: the state changes only
+        after the commit. Caller holds room.lock.
+        """
+        st = room.state
+        ply = len(st.history)
+
+        def apply() -> None:
+            if a == RESIGN:
+                st.resign(p)
+            elif a == AGREED_DRAW:
+                st.agree_draw()
+            else:
+                st.apply_action(a)
+
+        apply()  # to learn the status and result after the move
+        status, result = self._status(room.row, st), st.result_string()
+        st.undo_action()
+        values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": []}
+        move = {"game_id": room.id, "ply": ply, "action": a, "text": text, "seat": p, "created": _utcnow()}
+        await asyncio.to_thread(self._store_move, room.id, values, move)
+        apply()
+        for k, v in values.items():
+            setattr(room.row, k, v)
+        room.texts.append(text)
+        room.seats_of.append(p)
+        await self.broadcast(room)
+
+    def _store_move(self, gid: str, values: dict, move: dict) -> None:
+        with self.engine.begin() as conn:  # one transaction: the move (unique per game and ply) and the game row
+            conn.execute(insert(MoveRow.__table__).values(**move))
+            conn.execute(update(GameRow.__table__).where(GameRow.__table__.c.id == gid).values(updated=_utcnow(), **values))
+
+    async def resign(self, gid: str, tokens: list[str], seat: int | None = None) -> Room:
+        room = await self.room(gid)
+        async with room.lock:
+            st = room.state
+            if st.is_terminal():
+                raise ApiError(409, "game_over", "the game is already over")
+            mine = [s for s in self.seats_for(room, tokens) if s in st.active_players()]
+            if seat is None:
+                cur = st.current_player()
+                seat = cur if cur in mine else (mine[0] if mine else None)
+            if seat is None or seat not in mine:
+                raise ApiError(403, "not_your_seat", "you do not hold a seat that can resign")
+            await self._commit(room, RESIGN, seat, "resign")
+        self._maybe_ai(room)
+        return room
+
+    async def draw(self, gid: str, tokens: list[str], what: str) -> Room:
+        """``what``: offer | accept | decline. The draw is agreed once every human seat still playing agrees."""
+        room = await self.room(gid)
+        async with room.lock:
+            st = room.state
+            if st.is_terminal():
+                raise ApiError(409, "game_over", "the game is already over")
+            mine = [s for s in self.seats_for(room, tokens) if s in st.active_players()]
+            if not mine:
+                raise ApiError(403, "not_your_seat", "only players can offer or accept a draw")
+            active = st.active_players()
+            if any(room.row.seats[s]["kind"] != "human" for s in active):
+                raise ApiError(409, "computer_declines", "the computer does not accept draws")
+            offers = set(room.row.draw_offers or [])
+            if what == "decline":
+                offers = set()
+            elif what in ("offer", "accept"):
+                if what == "accept" and not offers:
+                    raise ApiError(409, "no_offer", "there is no draw offer to accept")
+                offers |= set(mine)
+            else:
+                raise ApiError(400, "bad_request", "draw: use offer, accept or decline")
+            if set(active) <= offers:
+                await self._commit(room, AGREED_DRAW, mine[0], "draw")
+            else:
+                room.row.draw_offers = sorted(offers)
+                await asyncio.to_thread(self._save_row, room.row)
+                await self.broadcast(room)
+        return room
+
+    async def chat(self, gid: str, tokens: list[str], text: str, name: str | None = None) -> None:
+        room = await self.room(gid)
+        text = "".join(ch for ch in str(text) if ch.isprintable() or ch == " ").strip()[:MAX_CHAT]
+        if not text:
+            raise ApiError(400, "empty", "empty chat message")
+        mine = self.seats_for(room, tokens)
+        who = room.row.seats[mine[0]]["name"] if mine else clean_name(name, "spectator") + " (watching)"
+        await asyncio.to_thread(self._store_chat, ChatRow(game_id=gid, name=who, text=text))
+        msg = {"name": who, "text": text}
+        room.chat.append(msg)
+        room.chat = room.chat[-200:]
+        await self.send_all(room, {"type": "chat", **msg})
+
+    def _store_chat(self, c: ChatRow) -> None:
+        with self.Session.begin() as s:
+            s.add(c)
+
+    # -- computer --------------------------------------------------------
+    def _maybe_ai(self, room: Room) -> None:
+        st = room.state
+        if st.is_terminal() or (room.ai_task and not room.ai_task.done()):
+            return
+        p = st.current_player()
+        if room.row.seats[p]["kind"] != "computer":
+            return
+        t = asyncio.get_running_loop().create_task(self._ai_move(room))
+        room.ai_task = t
+        self._tasks.add(t)
+        t.add_done_callback(self._tasks.discard)
+
+    async def _ai_move(self, room: Room) -> None:
+        try:
+            while True:
+                st = room.state
+                if st.is_terminal():
+                    return
+                p = st.current_player()
+                seat = room.row.seats[p]
+                if seat["kind"] != "computer":
+                    return
+                ply = len(st.history)
+                serialized = st.serialize()
+                loop = asyncio.get_running_loop()
+                t0 = loop.time()
+                try:
+                    a = await loop.run_in_executor(self.pool, choose_action, serialized, seat["spec"])
+                except BrokenProcessPool:  # a worker died: start a new pool next time, think in a thread now
+                    log.warning("computer process pool broke; game %s thinks in a thread this time", room.id)
+                    self._pool = None
+                    a = await asyncio.to_thread(choose_action, serialized, seat["spec"])
+                wait = self.ai_delay - (loop.time() - t0)
+                if wait > 0:
+                    await asyncio.sleep(wait)  # let people see the computer's steps one by one
+                async with room.lock:
+                    if len(room.state.history) != ply or not room.state.is_legal(a):
+                        continue
+                    await self._commit(room, a, p, room.state.action_to_string(a))
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # pragma: no cover - logged, the game waits
+            log.exception("computer move failed in game %s", room.id)
+
+    # -- views -----------------------------------------------------------
+    def snapshot(self, room: Room) -> dict:
+        st, row = room.state, room.row
+        g = st.game
+        out = st.outcome()
+        terminal = out is not None
+        legal = [] if terminal else [st.action_to_string(a) for a in st.legal_actions()]
+        allowed = self._preset_filter(room)
+        if allowed is not None:
+            legal = [x for x in legal if x in allowed]
+        return {
+            "id": room.id,
+            "game": g.name,
+            "title": g.title,
+            "variant": g.variant,
+            "players": g.num_players,
+            "seat_names": list(g.seat_names),
+            "seats": [{"seat": i, "name": s["name"], "kind": s["kind"], "level": s.get("level"), "joined": s.get("joined", True),
+                       "open": bool(s.get("open")) and not s.get("joined")} for i, s in enumerate(row.seats)],
+            "status": row.status,
+            "source": row.source,
+            "setup": row.tags.get("setup"),
+            "tags": {k: v for k, v in row.tags.items() if k != "setup"},
+            "ply": len(st.history),
+            "position": st.position(),
+            "to_move": None if terminal else st.current_player(),
+            "legal": legal,
+            "moves": [{"ply": i, "seat": s, "text": t} for i, (t, s) in enumerate(zip(room.texts, room.seats_of))],
+            "result": st.result_string(),
+            "reason": out.reason if out else None,
+            "winners": list(out.winners) if out else [],
+            "summary": st.summary(),
+            "active": st.active_players(),
+            "draw_offers": list(row.draw_offers or []),
+        }
+
+    async def positions(self, gid: str) -> list[str]:
+        """The position after each ply (index 0: the start), for replay."""
+        room = await self.room(gid)
+        g = room.state.game
+        s = g.new_initial_state() if room.row.start is None else g.state_from_position(room.row.start)
+        out = [s.position()]
+        resigned = iter(room.state._resigned)
+        for a in room.state.history:
+            if a == RESIGN:
+                s.resign(next(resigned))
+            elif a == AGREED_DRAW:
+                s.agree_draw()
+            else:
+                s.apply_action(a)
+            out.append(s.position())
+        return out
+
+    def list_games(self, status: str | None = None, limit: int = 100) -> list[dict]:
+        with self.Session() as s:
+            q = select(GameRow).order_by(GameRow.updated.desc()).limit(limit)
+            if status:
+                q = q.where(GameRow.status == status)
+            rows = list(s.scalars(q))
+        return [{"id": r.id, "game": r.game, "variant": r.variant, "players": r.players, "status": r.status,
+                 "source": r.source, "result": r.result, "ply": r.ply,
+                 "seats": [{"name": x["name"], "kind": x["kind"], "open": bool(x.get("open")) and not x.get("joined")} for x in r.seats],
+                 "updated": r.updated.isoformat() if r.updated else None} for r in rows]
+
+    # -- live ------------------------------------------------------------
+    async def broadcast(self, room: Room) -> None:
+        await self.send_all(room, {"type": "state", "state": self.snapshot(room)})
+
+    async def send_all(self, room: Room, msg: dict) -> None:
+        """Queue ``msg`` (encoded once) for every WebSocket of the room."""
+        if not room.listeners:
+            return
+        msg = json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+        for q in list(room.listeners):
+            try:
+                q.put_nowait(msg)
+            except asyncio.QueueFull:  # a stuck client: it will resync on reconnect
+                room.listeners.discard(q)
+
+    # -- import ----------------------------------------------------------
+    async def import_text(self, text: str, source: str) -> list[dict]:
+        """Import every game record in ``text`` (any supported format). Returns one result per record/file."""
+        from ..records import RecordError, loads
+
+        try:
+            recs = loads(text, source)
+        except RecordError as exc:
+            return [{"file": source, "ok": False, "error": str(exc)}]
+        results = []
+        for rec in recs:
+            try:
+                st = rec.replay()
+            except RecordError as exc:
+                results.append({"file": source, "ok": False, "error": str(exc)})
+                continue
+            gid = await asyncio.to_thread(self._store_import, st, rec)
+            results.append({"file": source, "ok": True, "id": gid, "game": st.game.name, "result": st.result_string(),
+                            "plies": len(st.history)})
+        return results
+
+    def _store_import(self, st: State, rec) -> str:
+        g = st.game
+        names = [clean_name(rec.tags.get(n.capitalize()) or rec.tags.get(n), n) for n in g.seat_names]
+        seats = [{"kind": "record", "name": n, "spec": None, "level": None, "token": None, "joined": True, "invite": False} for n in names]
+        tags = {k: str(v)[:200] for k, v in rec.tags.items() if k not in ("Game", "Variant", "Players")}
+        tags["file"] = str(rec.source).rsplit("/", 1)[-1][:200]
+        row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=seats,
+                      status="finished" if st.is_terminal() else "archived", source="import", start=st._start_position(),
+                      tags=tags, draw_offers=[], result=st.result_string(), ply=len(st.history))
+        start = row.start
+        s = g.new_initial_state() if start is None else g.state_from_position(start)
+        resigned = iter(st._resigned)
+        moves = []
+        for i, a in enumerate(st.history):
+            if a == RESIGN:
+                seat = next(resigned)
+                moves.append(MoveRow(game_id=row.id, ply=i, action=a, text="resign", seat=seat))
+                s.resign(seat)
+            elif a == AGREED_DRAW:
+                moves.append(MoveRow(game_id=row.id, ply=i, action=a, text="draw", seat=max(s.current_player(), 0)))
+                s.agree_draw()
+            else:
+                moves.append(MoveRow(game_id=row.id, ply=i, action=a, text=s.action_to_string(a), seat=s.current_player()))
+                s.apply_action(a)
+        with self.Session.begin() as ses:
+            ses.add(row)
+            ses.flush()
+            ses.add_all(moves)
+        return row.id
+
+
+def _utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def escape(text: str) -> str:
+    return html.escape(text, quote=True)

@@ -1,0 +1,279 @@
+// Board drawing and click-to-act for each game, driven only by the position
+// string and the legal action strings the server sends. No game logic here
+// beyond the board geometry of the rules.
+"use strict";
+const SVGNS = "http://www.w3.org/2000/svg";
+function el(tag, attrs, parent) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+const SEAT_COLOURS = ["#d9463b", "#3b6fd9", "#3aa655", "#e0b526", "#8e4fc2", "#e0822d"];
+
+// ---------------------------------------------------------------- YINSH
+const YINSH_COLS = "abcdefghijk";
+const YINSH_ROWS = [[2,5],[1,7],[1,8],[1,9],[1,10],[2,10],[2,11],[3,11],[4,11],[5,11],[7,10]];
+const YINSH_POINTS = [];
+YINSH_ROWS.forEach(([lo, hi], c) => { for (let r = lo; r <= hi; r++) YINSH_POINTS.push({c, r, id: YINSH_COLS[c] + r}); });
+const YINSH_BY_ID = Object.fromEntries(YINSH_POINTS.map(p => [p.id, p]));
+
+class YinshBoard {
+  constructor(svg, onAction) { this.svg = svg; this.onAction = onAction; this.sel = null; }
+  xy(p) { const u = 40; return [40 + p.c * u * Math.sqrt(3) / 2, 30 + (16 - (2 * p.r - p.c)) * u / 2]; }
+  parse(pos) {
+    const f = pos.split(" ");
+    const cells = {};
+    f[0].split("/").forEach((col, c) => {
+      let r = YINSH_ROWS[c][0];
+      for (const tok of col.match(/\d+|./g) || []) {
+        if (/\d/.test(tok)) r += parseInt(tok, 10); else { cells[YINSH_COLS[c] + r] = tok; r++; }
+      }
+    });
+    return {cells, actor: f[1], phase: f[2], removed: f[3].split(":").map(Number)};
+  }
+  between(a, b) {  // the points from a to b inclusive on a line
+    const A = YINSH_BY_ID[a], B = YINSH_BY_ID[b];
+    const n = Math.max(Math.abs(B.c - A.c), Math.abs(B.r - A.r));
+    const out = [];
+    for (let i = 0; i <= n; i++) out.push(YINSH_COLS[A.c + (B.c - A.c) * i / n] + (A.r + (B.r - A.r) * i / n));
+    return out;
+  }
+  draw(position, legal, canAct) {
+    const svg = this.svg; svg.innerHTML = "";
+    const st = this.parse(position);
+    svg.setAttribute("viewBox", "0 0 430 430");
+    const g = el("g", {class: "lines"}, svg);
+    for (const p of YINSH_POINTS) for (const [dc, dr] of [[0,1],[1,0],[1,1]]) {
+      const q = YINSH_BY_ID[YINSH_COLS[p.c + dc] + (p.r + dr)];
+      if (q) { const [x1, y1] = this.xy(p), [x2, y2] = this.xy(q); el("line", {x1, y1, x2, y2}, g); }
+    }
+    // what can be clicked now
+    const acts = canAct ? legal : [];
+    const targets = new Set(), hint = new Set();
+    let rowPts = new Set();
+    if (this.sel) {
+      for (const a of acts) {
+        let m;
+        if ((m = /^([a-k]\d+)-([a-k]\d+)$/.exec(a)) && m[1] === this.sel) targets.add(m[2]);
+        if ((m = /^x([a-k]\d+)-([a-k]\d+)$/.exec(a))) {
+          if (m[1] === this.sel) { targets.add(m[2]); this.between(m[1], m[2]).forEach(x => rowPts.add(x)); }
+          if (m[2] === this.sel) { targets.add(m[1]); this.between(m[1], m[2]).forEach(x => rowPts.add(x)); }
+        }
+      }
+    } else {
+      for (const a of acts) {
+        let m;
+        if ((m = /^([a-k]\d+)$/.exec(a))) targets.add(m[1]);
+        else if ((m = /^x([a-k]\d+)$/.exec(a))) targets.add(m[1]);
+        else if ((m = /^([a-k]\d+)-([a-k]\d+)$/.exec(a))) targets.add(m[1]);
+        else if ((m = /^x([a-k]\d+)-([a-k]\d+)$/.exec(a))) { targets.add(m[1]); targets.add(m[2]); this.between(m[1], m[2]).forEach(x => hint.add(x)); }
+      }
+    }
+    for (const p of YINSH_POINTS) {
+      const [x, y] = this.xy(p);
+      const v = st.cells[p.id];
+      const grp = el("g", {"data-pt": p.id, class: "pt" + (targets.has(p.id) ? " target" : "") + (this.sel === p.id ? " selected" : "") + (rowPts.has(p.id) ? " inrow" : "") + (hint.has(p.id) ? " hint" : "")}, svg);
+      el("circle", {cx: x, cy: y, r: 15, class: "hit"}, grp);
+      el("circle", {cx: x, cy: y, r: 2.5, class: "dot"}, grp);
+      if (v === "w" || v === "b") el("circle", {cx: x, cy: y, r: 10, class: "marker " + (v === "w" ? "white" : "black")}, grp);
+      if (v === "W" || v === "B") el("circle", {cx: x, cy: y, r: 14, class: "ring " + (v === "W" ? "white" : "black")}, grp);
+      el("title", {}, grp).textContent = p.id;
+      grp.addEventListener("click", () => this.click(p.id, legal, canAct));
+    }
+    for (let c = 0; c < 11; c++) {
+      const lo = YINSH_POINTS.find(p => p.c === c && p.r === YINSH_ROWS[c][0]);
+      const [x, y] = this.xy(lo); const t = el("text", {x, y: y + 28, class: "label"}, svg); t.textContent = YINSH_COLS[c];
+    }
+    this.pending = legal.includes("pass") && canAct ? ["pass"] : [];
+  }
+  click(id, legal, canAct) {
+    if (!canAct) return;
+    if (this.sel) {
+      const s = this.sel;
+      const cand = legal.filter(a => a === `${s}-${id}` || a === `x${s}-${id}` || a === `x${id}-${s}`);
+      if (id === s) { this.sel = null; this.redraw(); return; }
+      if (cand.length) { this.sel = null; this.onAction(cand[0]); return; }
+      this.sel = null;
+    }
+    if (legal.includes(id)) return this.onAction(id);
+    if (legal.includes("x" + id)) return this.onAction("x" + id);
+    const moves = legal.filter(a => a.startsWith(id + "-"));
+    const rows = legal.filter(a => new RegExp(`^x(${id}-|[a-k]\\d+-${id}$)`).test(a));
+    if (rows.length === 1 && !moves.length) return this.onAction(rows[0]);
+    if (moves.length || rows.length) this.sel = id;
+    this.redraw();
+  }
+  describe(position) {
+    const st = this.parse(position);
+    const what = {place: "place a ring", move: "move a ring", row: "remove a row of five", ring: "remove one of your rings", over: "game over"};
+    const markers = Object.values(st.cells).filter(v => v === "w" || v === "b").length;
+    return {phase: what[st.phase] || st.phase, extra: `rings removed — white ${st.removed[0]}, black ${st.removed[1]} · markers in the pool: ${51 - markers}`};
+  }
+}
+
+// ---------------------------------------------------------------- Gygès
+const GY_FILES = "abcdef";
+class GygesBoard {
+  constructor(svg, onAction) { this.svg = svg; this.onAction = onAction; this.sel = null; this.end = null; }
+  parse(pos) {
+    const [b, side] = pos.trim().split(/\s+/);
+    const rows = b.split("/");
+    const cells = {};
+    rows.forEach((row, i) => [...row].forEach((ch, f) => { if (ch !== "0") cells[GY_FILES[f] + (i + 1)] = +ch; }));
+    return {cells, side};
+  }
+  xy(sq) { const f = GY_FILES.indexOf(sq[0]), r = +sq.slice(1); return [40 + f * 60 + 30, 80 + (6 - r) * 60 + 30]; }
+  static parts(a) {  // "c1-d2-d4(e5)" -> {start, end, drop}; "b5-b6-G"
+    const m = /^([a-f][1-6])((?:-[a-f][1-6])*)-(G|[a-f][1-6])(?:\(([a-f][1-6])\))?$/i.exec(a);
+    if (!m) return null;
+    return {start: m[1].toLowerCase(), end: m[3].toLowerCase() === "g" ? "G" : m[3].toLowerCase(), drop: m[4] ? m[4].toLowerCase() : null};
+  }
+  draw(position, legal, canAct) {
+    const svg = this.svg; svg.innerHTML = "";
+    svg.setAttribute("viewBox", "0 0 440 520");
+    const st = this.parse(position);
+    const acts = (canAct ? legal : []).map(a => [a, GygesBoard.parts(a)]).filter(x => x[1]);
+    const targets = new Set();
+    for (const [, p] of acts) {
+      if (!this.sel) targets.add(p.start);
+      else if (!this.end && p.start === this.sel) targets.add(p.end);
+      else if (this.end && p.start === this.sel && p.end === this.end && p.drop) targets.add(p.drop);
+    }
+    // goals: North's goal above row 6 (South aims at it), South's goal below row 1
+    for (const [y, name, label] of [[20, "G-north", "North's goal"], [460, "G-south", "South's goal"]]) {
+      const goalIsTarget = targets.has("G") && ((st.side === "S") === (name === "G-north"));
+      const grp = el("g", {"data-pt": goalIsTarget ? "G" : name, class: "pt goal" + (goalIsTarget ? " target" : "")}, svg);
+      el("rect", {x: 170, y, width: 100, height: 40, rx: 20, class: "goal"}, grp);
+      const t = el("text", {x: 220, y: y + 25, class: "label"}, grp); t.textContent = label;
+      if (goalIsTarget) grp.addEventListener("click", () => this.click("G", legal, canAct));
+    }
+    for (let r = 1; r <= 6; r++) for (let f = 0; f < 6; f++) {
+      const sq = GY_FILES[f] + r; const [x, y] = this.xy(sq);
+      const grp = el("g", {"data-pt": sq, class: "pt sq" + (targets.has(sq) ? " target" : "") + (this.sel === sq || this.end === sq ? " selected" : "")}, svg);
+      el("rect", {x: x - 30, y: y - 30, width: 60, height: 60, class: "square" + ((r + f) % 2 ? " alt" : "")}, grp);
+      const n = st.cells[sq];
+      for (let k = 0; k < (n || 0); k++) el("circle", {cx: x, cy: y, r: 8 + 7 * k, class: "gring"}, grp);
+      el("title", {}, grp).textContent = sq;
+      grp.addEventListener("click", () => this.click(sq, legal, canAct));
+    }
+    for (let f = 0; f < 6; f++) { const t = el("text", {x: 70 + f * 60, y: 455, class: "label"}, svg); t.textContent = GY_FILES[f]; }
+    for (let r = 1; r <= 6; r++) { const t = el("text", {x: 25, y: 115 + (6 - r) * 60, class: "label"}, svg); t.textContent = r; }
+  }
+  click(sq, legal, canAct) {
+    if (!canAct) return;
+    const acts = legal.map(a => [a, GygesBoard.parts(a)]).filter(x => x[1]);
+    if (!this.sel) {
+      if (acts.some(([, p]) => p.start === sq)) this.sel = sq;
+    } else if (!this.end) {
+      const c = acts.filter(([, p]) => p.start === this.sel && p.end === sq);
+      if (!c.length) { this.sel = acts.some(([, p]) => p.start === sq) && sq !== this.sel ? sq : null; }
+      else if (c.length === 1 && !c[0][1].drop) { this.sel = null; return this.onAction(c[0][0]); }
+      else {
+        const plain = c.find(([, p]) => !p.drop);
+        if (plain) { this.sel = null; return this.onAction(plain[0]); }
+        this.end = sq;
+      }
+    } else {
+      const c = acts.find(([, p]) => p.start === this.sel && p.end === this.end && p.drop === sq);
+      this.sel = this.end = null;
+      if (c) return this.onAction(c[0]);
+    }
+    this.redraw();
+  }
+  describe(position) {
+    const st = this.parse(position);
+    return {phase: "", extra: `${st.side === "S" ? "South" : "North"} to move`};
+  }
+}
+
+// ---------------------------------------------------------------- RINGS
+const RI_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWX";
+const RI_SEATS = "rbgypo";
+const RI_CIRCLES = [];  // {name, pts: [ids], cx, cy}
+const RI_ROWS = {};      // row -> sorted letter indexes
+(function () {
+  const seen = new Set();
+  for (let r = -5; r <= 5; r++) for (let q = -5; q <= 5; q++) {
+    if (Math.max(Math.abs(q), Math.abs(r), Math.abs(q + r)) > 5) continue;
+    const c = 2 * (q + 5) + 1, t = 2 * r + q + 11;
+    const pts = [[c, t], [c + 1, t], [c + 2, t + 1], [c + 1, t + 2], [c, t + 2], [c - 1, t + 1]];
+    for (const [pc, pt] of pts) { const k = pc + "," + pt; if (!seen.has(k)) { seen.add(k); (RI_ROWS[pt] = RI_ROWS[pt] || []).push(pc); } }
+    RI_CIRCLES.push({name: RI_LETTERS[c] + RI_LETTERS[c + 1] + (t + 1), pts: pts.map(([pc, pt]) => RI_LETTERS[pc] + pt), t: t + 1, c});
+  }
+  for (const k in RI_ROWS) RI_ROWS[k].sort((a, b) => a - b);
+  RI_CIRCLES.sort((a, b) => a.t - b.t || a.c - b.c);
+})();
+function riXY(id) {
+  const c = RI_LETTERS.indexOf(id[0]), t = +id.slice(1);
+  const x = 1.5 * Math.floor(c / 2) + (c % 2 === 0 ? -0.5 : 0);
+  return [40 + (x + 0.5) * 26, 20 + t * 26 * Math.sqrt(3) / 2];
+}
+class RingsBoard {
+  constructor(svg, onAction) { this.svg = svg; this.onAction = onAction; }
+  parse(pos) {
+    const f = pos.trim().split(/\s+/);
+    const stones = {};
+    f[0].split("/").forEach((row, i) => {
+      const t = i + 1, letters = RI_ROWS[t] || []; let k = 0;
+      for (const tok of row.match(/\d+|./g) || []) {
+        if (/\d/.test(tok)) k += parseInt(tok, 10);
+        else { if (tok !== ".") stones[RI_LETTERS[letters[k]] + t] = tok; k++; }
+      }
+    });
+    return {stones, toMove: f[1], phase: f[2], passes: f[3]};
+  }
+  draw(position, legal, canAct) {
+    const svg = this.svg; svg.innerHTML = "";
+    svg.setAttribute("viewBox", "0 0 520 560");
+    const st = this.parse(position);
+    const acts = canAct ? legal : [];
+    const ptTargets = new Set(acts.filter(a => /^[A-X]\d+$/i.test(a)).map(a => a.toUpperCase()));
+    const ciTargets = new Set(acts.filter(a => /^x/i.test(a)).map(a => a.slice(1).toUpperCase()));
+    for (const ci of RI_CIRCLES) {
+      const xy = ci.pts.map(riXY);
+      const owner = ci.pts.every(p => st.stones[p] && st.stones[p] === st.stones[ci.pts[0]]) ? st.stones[ci.pts[0]] : null;
+      const cx = xy.reduce((s, p) => s + p[0], 0) / 6, cy = xy.reduce((s, p) => s + p[1], 0) / 6;
+      const grp = el("g", {"data-circle": ci.name, class: "circle" + (ciTargets.has(ci.name) ? " target" : "")}, svg);
+      const idx = owner ? RI_SEATS.indexOf(owner) : -1;
+      el("polygon", {points: xy.map(p => p.join(",")).join(" "), class: "hex" + (owner ? " ringed" : ""),
+        style: idx >= 0 ? `fill:${SEAT_COLOURS[idx]};fill-opacity:.35` : ""}, grp);
+      el("title", {}, grp).textContent = ci.name;
+      if (ciTargets.has(ci.name)) {
+        el("circle", {cx, cy, r: 9, class: "convert"}, grp);
+        grp.addEventListener("click", () => canAct && this.onAction("x" + ci.name));
+      }
+    }
+    for (const t in RI_ROWS) for (const c of RI_ROWS[t]) {
+      const id = RI_LETTERS[c] + t; const [x, y] = riXY(id);
+      const s = st.stones[id];
+      const grp = el("g", {"data-pt": id, class: "pt" + (ptTargets.has(id) ? " target" : "")}, svg);
+      el("circle", {cx: x, cy: y, r: 8, class: "hit"}, grp);
+      if (s) el("circle", {cx: x, cy: y, r: 7, class: "stone", style: `fill:${s === "x" ? "#888" : SEAT_COLOURS[RI_SEATS.indexOf(s)]}`}, grp);
+      else el("circle", {cx: x, cy: y, r: 2, class: "dot"}, grp);
+      el("title", {}, grp).textContent = id;
+      if (ptTargets.has(id)) grp.addEventListener("click", () => canAct && this.onAction(id));
+    }
+  }
+  describe(position) {
+    const st = this.parse(position);
+    const what = {place: "place a stone or pass", convert: "convert circles or end the turn", "pass-convert": "convert circles or end the turn"};
+    return {phase: what[st.phase] || st.phase, extra: ""};
+  }
+}
+
+// ---------------------------------------------------------------- generic
+class ListBoard {  // a game without a drawing: the legal actions as buttons
+  constructor(svg, onAction) { this.svg = svg; this.onAction = onAction; }
+  draw(position) { this.svg.innerHTML = ""; const t = el("text", {x: 10, y: 30}, this.svg); t.textContent = position; }
+  describe() { return {phase: "", extra: ""}; }
+}
+
+function makeBoard(game, svg, onAction) {
+  const B = {yinsh: YinshBoard, gyges: GygesBoard, rings: RingsBoard}[game] || ListBoard;
+  const b = new B(svg, onAction);
+  b.redraw = () => b._last && b.draw(...b._last);
+  const draw = b.draw.bind(b);
+  b.draw = (...args) => { b._last = args; draw(...args); };
+  return b;
+}
