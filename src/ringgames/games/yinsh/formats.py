@@ -226,8 +226,6 @@ def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -
             if isinstance(exc, RecordError):
                 raise
             raise RecordError(f"{source}: {where} ({content}): {exc}") from None
-        if state.current_player() == player and state.phase == "row" and not state.is_terminal():
-            pass  # a row left for this player's next turn line would be unusual but legal to express
         rec.turns.append(Turn(tokens, where=where, player=player))
     return [rec]
 
