@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...games.yinsh.board import RAYS, WINDOWS
+from ...games.yinsh import kernel as K
+from ...games.yinsh.board import WINDOWS
 
 SCALE = 600.0
 
@@ -35,22 +36,12 @@ _THREE = 20.0
 _MOBILITY = 3.0
 
 
-def _mobility(board, rings) -> int:
-    n = 0
-    for a in rings:
-        for ray in RAYS[a]:
-            jumped = False
-            for q in ray:
-                v = board[q]
-                if v == 0:
-                    n += 1
-                    if jumped:
-                        break
-                elif v <= 2:
-                    jumped = True
-                else:
-                    break
-    return n
+_BUF = np.empty(K.MAX_LEGAL, dtype=np.int32)
+
+
+def _mobility(state, player: int) -> int:
+    """Number of ring moves ``player`` has (counted by the rules kernel, not re-implemented here)."""
+    return int(K.ring_moves(state.s, player, _BUF, 0, False))
 
 
 def _window_table(actor: int):
@@ -96,7 +87,7 @@ def evaluate(state) -> list[float]:
         codes = _CODE[np.asarray(board, dtype=np.int64)]
         sums = codes[_WIN].sum(axis=1)
         score += float(_TABLES[actor][sums].sum())
-    score += _MOBILITY * (_mobility(board, state.rings[0]) - _mobility(board, state.rings[1]))
+    score += _MOBILITY * (_mobility(state, 0) - _mobility(state, 1))
     return [score, 0.0 - score]
 
 
