@@ -2,6 +2,8 @@
 
 import random
 
+import numpy as np
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -121,16 +123,31 @@ def test_positions_during_setup_do_not_count_for_repetition():
     s = load_game("gyges").new_initial_state()
     s.play("321123")
     s.play("321123")
-    assert s._counts == {s.hash_key(): 1}
+    assert s.repetition_count() == 1  # only the position after setup counts
+    s.undo_action()
+    assert s.repetition_count() == 0
+    # a position reached again during play counts each time
+    s = load_game("gyges").state_from_position(REP)
+    for m in ("a1-a2", "f6-f5", "a2-a1"):
+        s.play(m)
+        assert s.repetition_count() == 1
+    s.play("f5-f6")
+    assert s.position() == REP and s.repetition_count() == 2 and s.outcome() is None
 
 
 def test_beginner_pass(monkeypatch):
     # A pass position cannot be built on a real board (a piece beside the large empty area can always
     # end a move), so the generator is made to find nothing.
+    import ringgames.games.gyges.kernel as K
     import ringgames.games.gyges.state as gs
 
+    def no_move(s, out):
+        # what the kernel writes when move_targets finds nothing (checked below)
+        out[0] = PASS
+        return 1
+
     s = load_game("gyges", "beginner").state_from_position(REP)
-    monkeypatch.setattr(gs, "generate", lambda board, side, replace: [])
+    monkeypatch.setattr(gs, "_legal_kernel", no_move)
     assert s.legal_actions() == [PASS]
     assert s.action_to_string(PASS) == "pass" and s.string_to_action("PASS") == PASS
     s.play("pass")
@@ -141,6 +158,13 @@ def test_beginner_pass(monkeypatch):
     assert s.outcome() == Outcome((), "repetition") and len(s.history) == 4
     s.undo_action()
     assert s.position() == REP[:-1] + "N" and s.outcome() is None
+    # the kernel's own pass: generate() writes PASS alone when move_targets finds no piece
+    # that can move; with a 3-ring piece on every square no first step exists (not a real position)
+    arr = K.new_state(False)
+    arr[:36] = 3
+    arr[K.PHASE] = K.PLAY
+    out = np.empty(K.MAX_LEGAL, dtype=np.int32)
+    assert K.generate(arr, out, *K.workspace()) == 1 and out[0] == PASS
 
 
 def test_pass_is_refused_while_a_move_exists():

@@ -2,7 +2,7 @@
 
 The board is read from the position string (``state.position()``: six rows of
 digits, row 1 first, then ``S``/``N``); the reachable squares come from the
-engine's public move-generation helpers (``movegen.movable_starts``). Per side,
+rules kernel (``kernel.movable_targets``). Per side,
 as if it were that side's move:
 
 * **threat**: one of its movable pieces can end in the opponent's goal. For the
@@ -23,7 +23,7 @@ True
 from __future__ import annotations
 
 from ...games.gyges.board import GOAL
-from ...games.gyges.movegen import movable_starts
+from ...games.gyges.kernel import movable_targets as movable_starts
 
 SCALE = 300.0
 

@@ -15,6 +15,11 @@ every decision path ends in a legal move, and the set of successor positions
 reached is exactly the set reached by the state's legal actions (the tests check
 this). A position where no move exists offers the single option :data:`PASS_OPTION`.
 
+The rules come from the kernel (:mod:`.kernel`): the movable pieces
+(:func:`~.kernel.movable_targets`), the possible single steps (:func:`~.kernel.steps`),
+whether a walk can still end legally (:func:`~.kernel.can_finish`) and the drop
+squares (:func:`~.kernel.drop_mask`). This module only keeps track of the decisions.
+
 Options are small ints: squares 0..35, GOAL (36), BOUNCE (37), REPLACE (38),
 PASS_OPTION (39).
 """
@@ -23,8 +28,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .board import GOAL, GOAL_ROW, NEIGHBORS, NSQ, ROW, SIZE
-from .movegen import drop_squares
+import numpy as np
+
+from . import kernel as K
+from .board import GOAL, NSQ
 
 BOUNCE, REPLACE, PASS_OPTION = 37, 38, 39
 PIECE, STEP, LAND, DROP, DONE = "piece", "step", "land", "drop", "done"
@@ -52,65 +59,75 @@ class Node:
             b[self.start] = 0
         return b
 
+    def array(self) -> np.ndarray:
+        """The position as a kernel state array (mover not lifted)."""
+        s = K.new_state(self.replace)
+        s[:NSQ] = self.board
+        s[K.SIDE] = self.side
+        s[K.PHASE] = K.PLAY
+        return s
+
+    def lifted_occupancy(self) -> int:
+        occ = 0
+        for i, v in enumerate(self.board):
+            if v and i != self.start:
+                occ |= 1 << i
+        return occ
+
 
 def root(state) -> Node:
     """The decision root for the player to move in a play position of ``state``."""
-    return Node(tuple(state._board), state._side, state._replace, PIECE)
+    return Node(tuple(state.board), state._side, state._replace, PIECE)
 
 
-def _can_finish(node: Node, b: list[int], memo: dict) -> bool:
-    """True if some sequence of decisions from ``node`` completes a legal move."""
-    key = (node.phase, node.cur, node.rem, node.used, node.end)
-    if key in memo:
-        return memo[key]
-    memo[key] = False  # no cycles are possible (links are used up), but be safe
-    ok = False
-    for opt in _raw_options(node, b):
-        nxt = _advance(node, opt, b)
-        if nxt.phase == DONE or _can_finish(nxt, b, memo):
-            ok = True
-            break
-    memo[key] = ok
-    return ok
+def _goal_row(node: Node) -> int:
+    return 5 if node.side == 0 else 0
 
 
-def _raw_options(node: Node, b: list[int]) -> list[int]:
-    """Options allowed by the rules of one decision (ignoring whether the move can be finished)."""
-    if node.phase == STEP:
-        out = []
-        if node.rem == 1 and ROW[node.cur] == GOAL_ROW[node.side]:
-            out.append(GOAL)
-        for nb, bit in NEIGHBORS[node.cur]:
-            if node.used & bit:
-                continue
-            if node.rem > 1 and b[nb]:
-                continue  # a step before the last of a segment must enter an empty square
-            out.append(nb)
-        return out
+def _drops(node: Node) -> list[int]:
+    return sorted(K.mask_squares(K.drop_mask(node.lifted_occupancy(), node.side)))
+
+
+def _finishable(node: Node) -> bool:
+    """True if some sequence of decisions from ``node`` completes a legal move (kernel search)."""
+    if node.phase == DONE:
+        return True
+    if node.phase == DROP:
+        return bool(_drops(node))
     if node.phase == LAND:
-        out = [BOUNCE]
-        if node.replace and drop_squares(b, node.side):
-            out.append(REPLACE)
+        return (node.replace and bool(_drops(node))) or _finishable(_replace(node, phase=STEP, rem=node.board[node.cur]))
+    return bool(K.can_finish(node.array(), node.start, node.cur, node.rem, node.used, *K.workspace()))
+
+
+def _raw_options(node: Node) -> list[tuple[int, int]]:
+    """``(option, used links after it)`` allowed by the rules of one decision (finishable or not)."""
+    if node.phase == STEP:
+        sqs = np.empty(8, dtype=np.int32)
+        useds = np.empty(8, dtype=np.int64)
+        n = K.steps(node.lifted_occupancy(), node.cur, node.rem, node.used, _goal_row(node), sqs, useds)
+        return [(int(sqs[i]), int(useds[i])) for i in range(n)]
+    if node.phase == LAND:
+        out = [(BOUNCE, node.used)]
+        if node.replace and _drops(node):
+            out.append((REPLACE, node.used))
         return out
     if node.phase == DROP:
-        return drop_squares(b, node.side)
+        return [(d, node.used) for d in _drops(node)]
     return []
 
 
-def _advance(node: Node, opt: int, b: list[int]) -> Node:
+def _advance(node: Node, opt: int, used: int) -> Node:
     if node.phase == STEP:
         if opt == GOAL:
             return _replace(node, phase=DONE, end=GOAL)
-        bit = next(bt for nb, bt in NEIGHBORS[node.cur] if nb == opt)
-        used = node.used | bit
         if node.rem > 1:
             return _replace(node, cur=opt, rem=node.rem - 1, used=used)
-        if b[opt] == 0:
+        if node.board[opt] == 0 or opt == node.start:
             return _replace(node, cur=opt, rem=0, used=used, phase=DONE, end=opt)
         return _replace(node, cur=opt, rem=0, used=used, phase=LAND, end=opt)
     if node.phase == LAND:
         if opt == BOUNCE:
-            return _replace(node, phase=STEP, rem=b[node.cur])
+            return _replace(node, phase=STEP, rem=node.board[node.cur])
         return _replace(node, phase=DROP)
     if node.phase == DROP:
         return _replace(node, phase=DONE, drop=opt)
@@ -132,20 +149,9 @@ def options(node: Node) -> list[int]:
     if node.phase == DONE:
         return []
     if node.phase == PIECE:
-        rows = range(SIZE) if node.side == 0 else range(SIZE - 1, -1, -1)
-        for r in rows:
-            out = []
-            for s in range(r * SIZE, r * SIZE + SIZE):
-                if node.board[s]:
-                    child = _piece_node(node, s)
-                    if _can_finish(child, child.lifted(), {}):
-                        out.append(s)
-            if out:
-                return out
-        return [PASS_OPTION]
-    b = node.lifted()
-    memo: dict = {}
-    return [o for o in _raw_options(node, b) if (n := _advance(node, o, b)).phase == DONE or _can_finish(n, b, memo)]
+        starts = [t[0] for t in K.movable_targets(list(node.board), node.side, node.replace)]
+        return starts or [PASS_OPTION]
+    return [o for o, u in _raw_options(node) if _finishable(_advance(node, o, u))]
 
 
 def advance(node: Node, option: int) -> Node:
@@ -154,7 +160,10 @@ def advance(node: Node, option: int) -> Node:
         if option == PASS_OPTION:
             return _replace(node, phase=DONE, passed=True)
         return _piece_node(node, option)
-    return _advance(node, option, node.lifted())
+    for o, u in _raw_options(node):
+        if o == option:
+            return _advance(node, o, u)
+    raise ValueError(f"option {option} is not allowed in phase {node.phase}")
 
 
 def result(node: Node) -> tuple[tuple, int]:

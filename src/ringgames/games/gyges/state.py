@@ -1,26 +1,32 @@
-"""Gygès rules: the game, the state, apply/undo, repetition, notation of actions."""
+"""Gygès rules: the game and its state, a wrapper around the compiled kernel.
+
+The position lives in one ``int32`` array (``GygesState.s``; layout in
+:mod:`.kernel`) and the rules run in the kernel: move generation, apply,
+goal and repetition (with the play-phase Zobrist keys kept in ``_keys``),
+perft and random playouts. Undo records are copies of the array. The notation
+gets its paths from the kernel too (:func:`.kernel.canonical_landings`,
+:func:`.kernel.realises`); this module only adds the error messages.
+"""
 
 from __future__ import annotations
 
-import random
+import numpy as np
 
 from ...protocol import TERMINAL, Game, IllegalActionError, NotationError, Outcome, State
+from . import kernel as K
 from .board import (
     ARRANGEMENTS,
     GOAL,
-    GOAL_ROW,
     MOVE_BASE,
     NO_DROP,
     NSQ,
     NUM_ACTIONS,
-    NUM_ARRANGEMENTS,
     PASS,
     ROW,
     SIZE,
     decode_move,
     encode_move,
 )
-from .movegen import drop_squares, generate, segments
 from .notation import (
     SIDE_NAMES,
     SQUARE_NAMES,
@@ -29,74 +35,70 @@ from .notation import (
     parse_arrangement,
     parse_move_syntax,
     parse_position,
-    parse_square,
 )
 
 #: The position the spec's perft values start from.
 REFERENCE_POSITION = "321123/000000/000000/000000/000000/321123 S"
 
 # Phases
-SETUP_SOUTH, SETUP_NORTH, PLAY = 0, 1, 2
+SETUP_SOUTH, SETUP_NORTH, PLAY = K.SETUP_SOUTH, K.SETUP_NORTH, K.PLAY
 
-_rng = random.Random(0x6C5E5)
-#: Zobrist keys: ZOBRIST[square][rings] (index 0 unused = 0) and the side to move.
-ZOBRIST = tuple((0, _rng.getrandbits(64), _rng.getrandbits(64), _rng.getrandbits(64)) for _ in range(NSQ))
-ZOBRIST_NORTH = _rng.getrandbits(64)
-del _rng
+_MASK64 = (1 << 64) - 1
 
 
-def board_key(board, side: int) -> int:
-    k = ZOBRIST_NORTH if side else 0
-    for i, v in enumerate(board):
-        if v:
-            k ^= ZOBRIST[i][v]
-    return k
-
-
-def successor_key(board, side: int, key: int, action: int) -> int:
-    """The Zobrist key of the position after ``action`` (a move or PASS), without applying it."""
-    key ^= ZOBRIST_NORTH
-    if action == PASS:
-        return key
-    x = action - MOVE_BASE
-    se, d = divmod(x, 37)
-    s, e = divmod(se, 37)
-    v = board[s]
-    z = ZOBRIST
-    key ^= z[s][v]
-    if e == GOAL:
-        return key
-    w = board[e] if e != s else 0
-    key ^= z[e][v]
-    if w:
-        key ^= z[e][w]
-        if d != NO_DROP:
-            key ^= z[d][w]
-    return key
+def _legal_kernel(s, out) -> int:
+    """The kernel's legal actions into ``out`` (a seam the tests can replace to force a pass)."""
+    return K.legal_actions(s, out, *K.workspace())
 
 
 class GygesState(State):
-    """A Gygès position with its history. Build it with :class:`GygesGame`."""
+    """A Gygès position with its history. Build it with :class:`GygesGame`.
+
+    ``self.s`` is the kernel's state array (read it, do not write it: after an undo it
+    is shared with the undo records of clones); ``self._keys[:s[NKEYS]]`` are the Zobrist
+    keys of the play-phase positions so far, for the repetition rule.
+    """
+
+    __slots__ = ("game", "s", "_keys", "_history", "_undo", "_resigned", "_agreed", "_start", "_buf")
 
     def __init__(self, game: "GygesGame", board=None, side: int = 0, phase: int = SETUP_SOUTH, start: str | None = None):
         self.game = game
-        self._replace = game.variant != "beginner"
-        self._board = list(board) if board is not None else [0] * NSQ
-        self._side = side
-        self._phase = phase
-        self._winner: int | None = None
+        s = self.s = K.new_state(game.variant != "beginner")
+        if board is not None:
+            s[:NSQ] = board
+        s[K.SIDE] = side
+        s[K.PHASE] = phase
+        K.set_key(s, K.board_key(s))
+        self._keys = np.zeros(64, dtype=np.int64)
+        K.note_position(s, self._keys)  # the start of the play phase counts for repetition
         self._history: list[int] = []
-        self._undo: list[tuple] = []
-        self._key = board_key(self._board, side)
-        self._keys: list[int] = []
-        self._counts: dict[int, int] = {}
-        if phase == PLAY:
-            self._keys.append(self._key)
-            self._counts[self._key] = 1
+        self._undo: list[np.ndarray] = []
         self._resigned: list[int] = []
         self._agreed = False
         self._start = start
-        self._legal: list[int] | None = None
+        self._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
+
+    # -- small views of the array ------------------------------------------
+    @property
+    def _side(self) -> int:
+        return int(self.s[K.SIDE])
+
+    @property
+    def _phase(self) -> int:
+        return int(self.s[K.PHASE])
+
+    @property
+    def _replace(self) -> bool:
+        return bool(self.s[K.REPLACE])
+
+    @property
+    def board(self) -> list[int]:
+        """The 36 squares (row 1 first, files a→f): 0 empty, else the piece's rings."""
+        return self.s[:NSQ].tolist()
+
+    def repetition_count(self) -> int:
+        """How often the current position has occurred in the play phase (0 during the setup)."""
+        return int(self.s[K.REPS])
 
     # -- protocol --------------------------------------------------------
     @property
@@ -106,115 +108,50 @@ class GygesState(State):
     def current_player(self) -> int:
         if self.outcome() is not None:
             return TERMINAL
-        return self._side
+        return int(self.s[K.SIDE])
 
     def _rules_outcome(self) -> Outcome | None:
-        if self._winner is not None:
-            return Outcome((self._winner,), "goal")
-        if self._phase == PLAY and self._counts.get(self._key, 0) >= 3:
+        s = self.s
+        if s[K.WINNER] >= 0:
+            return Outcome((int(s[K.WINNER]),), "goal")
+        if s[K.PHASE] == PLAY and s[K.REPS] >= 3:
             return Outcome((), "repetition")
         return None
 
     def legal_actions(self) -> list[int]:
-        if self.outcome() is not None:
+        if self._agreed or self._resigned:
             return []
-        if self._phase != PLAY:
-            return list(range(NUM_ARRANGEMENTS))
-        if self._legal is None:
-            self._legal = generate(self._board, self._side, self._replace) or [PASS]
-        return list(self._legal)
-
-    def is_legal(self, action: int) -> bool:
-        return action in self.legal_actions()
+        n = _legal_kernel(self.s, self._buf)
+        return self._buf[:n].tolist()
 
     def apply_action(self, action: int) -> None:
-        self._legal = None
-        b = self._board
-        key = self._key
-        if action >= MOVE_BASE and action != PASS:
-            x = action - MOVE_BASE
-            se, d = divmod(x, 37)
-            s, e = divmod(se, 37)
-            z = ZOBRIST
-            v = b[s]
-            b[s] = 0
-            key ^= z[s][v]
-            if e == GOAL:
-                w = 0
-                self._winner = self._side
-            else:
-                w = b[e]
-                if w:
-                    key ^= z[e][w]
-                    if d != NO_DROP:
-                        b[d] = w
-                        key ^= z[d][w]
-                b[e] = v
-                key ^= z[e][v]
-            self._undo.append((s, e, d, v, w, self._key))
-        elif action == PASS:
-            self._undo.append((self._key,))
-        else:
-            digits = ARRANGEMENTS[action]
-            base = 0 if self._phase == SETUP_SOUTH else (SIZE - 1) * SIZE
-            for c in range(SIZE):
-                v = ord(digits[c]) - 48
-                b[base + c] = v
-                key ^= ZOBRIST[base + c][v]
-            self._undo.append((self._key, self._phase))
-            self._phase += 1
-        key ^= ZOBRIST_NORTH
-        self._side ^= 1
-        self._key = key
-        if self._phase == PLAY:
-            self._keys.append(key)
-            self._counts[key] = self._counts.get(key, 0) + 1
+        # the current array becomes the undo record and is never written again (clones share it)
+        self._undo.append(self.s)
+        s = self.s = self.s.copy()
+        if s[K.NKEYS] >= len(self._keys):
+            self._keys = np.concatenate([self._keys, np.zeros(len(self._keys), dtype=np.int64)])
+        K.play(s, action, self._keys)
         self._history.append(action)
 
     def _undo_action(self, action: int) -> None:
-        self._legal = None
-        entry = self._undo.pop()
         self._history.pop()
-        if self._phase == PLAY:
-            k = self._keys.pop()
-            n = self._counts[k] - 1
-            if n:
-                self._counts[k] = n
-            else:
-                del self._counts[k]
-        self._side ^= 1
-        b = self._board
-        if len(entry) == 6:
-            s, e, d, v, w, prev = entry
-            if e == GOAL:
-                self._winner = None
-            else:
-                if d != NO_DROP:
-                    b[d] = 0
-                b[e] = w
-            b[s] = v
-            self._key = prev
-        elif len(entry) == 1:
-            self._key = entry[0]
-        else:
-            self._key, self._phase = entry
-            base = 0 if self._phase == SETUP_SOUTH else (SIZE - 1) * SIZE
-            for c in range(SIZE):
-                b[base + c] = 0
+        self.s = self._undo.pop()
 
     def clone(self) -> "GygesState":
-        c = object.__new__(GygesState)
-        c.__dict__.update(self.__dict__)
-        c._board = self._board[:]
+        c = GygesState.__new__(GygesState)
+        c.game = self.game
+        c.s = self.s.copy()
+        c._keys = self._keys.copy()
         c._history = self._history[:]
-        c._undo = self._undo[:]
-        c._keys = self._keys[:]
-        c._counts = dict(self._counts)
+        c._undo = self._undo[:]  # undo records are never mutated
         c._resigned = self._resigned[:]
+        c._agreed = self._agreed
+        c._start = self._start
+        c._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
         return c
 
     def position(self) -> str:
-        return format_position(self._board, self._side)
+        return format_position(self.s[:NSQ].tolist(), int(self.s[K.SIDE]))
 
     # -- notation --------------------------------------------------------
     def action_to_string(self, action: int) -> str:
@@ -229,44 +166,10 @@ class GygesState(State):
         return move_string(landings, e == GOAL, None if d == NO_DROP else d)
 
     def _canonical_landings(self, s: int, e: int, d: int) -> list[int] | None:
-        """Fewest bounces, ties broken by the square names in order; None if no path."""
-        b = self._board[:]
-        v = b[s]
-        if not v:
-            return None
-        b[s] = 0
-        goal_row = GOAL_ROW[self._side]
-        names = SQUARE_NAMES
-
-        def rank(seq):
-            return [names[x] for x in seq]
-
-        layer = {(s, 0, v): (s,)}
-        while layer:
-            cands = []
-            nxt: dict = {}
-            for (cur, used, rem), seq in layer.items():
-                for land, u in segments(b, cur, rem, used, goal_row):
-                    if land == GOAL:
-                        if e == GOAL:
-                            cands.append(seq)
-                        continue
-                    p = b[land]
-                    if p == 0:
-                        if land == e and d == NO_DROP:
-                            cands.append(seq + (land,))
-                        continue
-                    nseq = seq + (land,)
-                    if land == e and d != NO_DROP:
-                        cands.append(nseq)
-                    st = (land, u, p)
-                    old = nxt.get(st)
-                    if old is None or rank(nseq) < rank(old):
-                        nxt[st] = nseq
-            if cands:
-                return list(min(cands, key=rank))
-            layer = nxt
-        return None
+        """Fewest bounces, ties broken by the square names in order; None if no path (kernel search)."""
+        out = np.empty(K.MAX_LANDINGS, dtype=np.int32)
+        n = K.canonical_landings(self.s.copy(), s, e, d, out)
+        return out[:n].tolist() if n > 0 else None
 
     def _movable_info(self) -> tuple[set[int], int | None]:
         starts = {decode_move(a)[0] for a in self.legal_actions() if MOVE_BASE <= a < PASS}
@@ -294,7 +197,7 @@ class GygesState(State):
             )
         landings, wins, drop = parse_move_syntax(t)
         s = landings[0]
-        b = self._board[:]
+        b = self.board
         v = b[s]
         if not v:
             raise IllegalActionError(f"{SQUARE_NAMES[s]} is empty")
@@ -303,7 +206,6 @@ class GygesState(State):
             where = f"row {row + 1}" if row is not None else "none"
             raise IllegalActionError(f"{SQUARE_NAMES[s]} is not on {side}'s movable row ({where})")
         b[s] = 0
-        goal_row = GOAL_ROW[self._side]
         shown = move_string(landings, wins, drop)
         # bounce squares must hold a piece; the end square must be empty unless replacing
         bounces = landings[1:] if wins else landings[1:-1]
@@ -311,38 +213,25 @@ class GygesState(State):
             if not b[x]:
                 raise IllegalActionError(f"{shown}: no piece to bounce off on {SQUARE_NAMES[x]}")
         end = None if wins else landings[-1]
+        drops = self._drop_squares(s)
         if end is not None:
             if drop is None and b[end]:
                 hint = ""
-                if self._replace:
-                    drops = drop_squares(b, self._side)
-                    if drops:
-                        x = SQUARE_NAMES[drops[0]]
-                        hint = f"; e.g. {shown}({x}) replaces it and drops the displaced piece on {x}"
+                if self._replace and drops:
+                    x = SQUARE_NAMES[drops[0]]
+                    hint = f"; e.g. {shown}({x}) replaces it and drops the displaced piece on {x}"
                 raise IllegalActionError(f"{shown}: {SQUARE_NAMES[end]} is occupied: bounce on it or replace it{hint}")
             if drop is not None:
                 if not b[end]:
                     raise IllegalActionError(f"{shown}: {SQUARE_NAMES[end]} is empty, there is nothing to replace")
                 if not self._replace:
                     raise IllegalActionError(f"{shown}: replace is not allowed in the {self.game.variant} variant")
-        # follow the landing sequence through every step path
-        states = {0}
-        cur, rem = s, v
-        for x in landings[1:]:
-            new = set()
-            for used in states:
-                for land, u in segments(b, cur, rem, used, goal_row):
-                    if land == x:
-                        new.add(u)
-            if not new:
-                raise IllegalActionError(f"no legal path {shown}")
-            states, cur, rem = new, x, b[x]
+        # follow the landing sequence through every step path (in the kernel)
+        if not K.realises(self.s.copy(), np.array(landings, dtype=np.int32), len(landings), wins):
+            raise IllegalActionError(f"no legal path {shown}")
         if wins:
-            if not any(land == GOAL for used in states for land, _ in segments(b, cur, rem, used, goal_row)):
-                raise IllegalActionError(f"no legal path {shown}")
             return encode_move(s, GOAL, NO_DROP)
         if drop is not None:
-            drops = drop_squares(b, self._side)
             if drop not in drops:
                 if drop == end:
                     why = "the moving piece stays there"
@@ -354,6 +243,11 @@ class GygesState(State):
                 raise IllegalActionError(f"{shown}: cannot drop the displaced piece on {SQUARE_NAMES[drop]}: {why}")
             return encode_move(s, end, drop)
         return encode_move(s, end, NO_DROP)
+
+    def _drop_squares(self, start: int) -> list[int]:
+        """Where a piece displaced by the piece from ``start`` may be dropped (kernel rule)."""
+        occ = K.occupancy(self.s) & ~(1 << start)
+        return sorted(K.mask_squares(K.drop_mask(occ, self._side)))
 
     # -- people ----------------------------------------------------------
     def input_choices(self, text: str) -> list[str]:
@@ -378,7 +272,7 @@ class GygesState(State):
 
     def render(self) -> str:
         """The board for a terminal: row 6 at the top, both goals, the side to move."""
-        b = self._board
+        b = self.board
         files = "   a  b  c  d  e  f"
         lines = ["        [ North's goal: South wins here ]", files]
         for r in range(SIZE - 1, -1, -1):
@@ -404,48 +298,47 @@ class GygesState(State):
 
     # -- search ----------------------------------------------------------
     def hash_key(self) -> int:
-        """The incremental Zobrist key of the position (board and side to move)."""
-        return self._key
+        """The incremental Zobrist key of the position (board and side to move), unsigned 64-bit."""
+        s = self.s
+        return ((int(s[K.KEY_HI]) << 32) | (int(s[K.KEY_LO]) & 0xFFFFFFFF)) & _MASK64
 
     def successor_keys(self) -> dict[int, int]:
         """Distinct successor positions of the current play position: key -> first action."""
-        b, side, key = self._board, self._side, self._key
+        s = self.s
+        n = K.generate(s, self._buf, *K.workspace())
+        key = K.get_key(s)
         out: dict[int, int] = {}
-        for a in generate(b, side, self._replace) or [PASS]:
-            k = successor_key(b, side, key, a)
-            if k not in out:
-                out[k] = a
+        for a in self._buf[:n].tolist():
+            out.setdefault(int(K.successor_key(s, key, a)) & _MASK64, a)
         return out
 
     def perft(self, depth: int) -> int:
-        """Nodes at ``depth`` plies; children are distinct successor positions; repetition is ignored."""
+        """Nodes at ``depth`` plies, in the kernel; children are distinct successor positions;
+        repetition is ignored (resignations and agreed draws end the tree)."""
         if depth == 0:
             return 1
         if self._agreed or self._resigned:
             return 0
-        return self._perft(depth)
+        return int(K.perft(self.s.copy(), depth, *K.workspace()))
 
-    def _perft(self, depth: int) -> int:
-        if self._winner is not None:
-            return 0
-        if self._phase != PLAY:
-            if depth == 1:
-                return NUM_ARRANGEMENTS
-            total = 0
-            for a in range(NUM_ARRANGEMENTS):
-                self.apply_action(a)
-                total += self._perft(depth - 1)
-                self._undo_action(a)
-            return total
-        children = self.successor_keys()
-        if depth == 1:
-            return len(children)
-        total = 0
-        for a in children.values():
-            self.apply_action(a)
-            total += self._perft(depth - 1) if depth > 1 else 1
-            self._undo_action(a)
-        return total
+    # -- batched playouts ----------------------------------------------------
+    def random_playouts(self, count: int, seed: int = 0, max_actions: int = 1_000_000) -> dict[str, np.ndarray]:
+        """``count`` uniformly random playouts from this position, run in the kernel.
+
+        The setup, if not done, is random too; the repetition rule counts the positions of
+        this game so far. Returns arrays of length ``count``: ``winner`` (int32: -1 draw,
+        0 South, 1 North), ``reason`` (int32: 1 goal, 2 repetition, 0 cut off after
+        ``max_actions``), ``length`` (int32, actions played) and ``returns`` (float64,
+        shape (count, 2): +1/-1/0 per seat). Raises ValueError if the game is over.
+        """
+        if self.is_terminal():
+            raise ValueError("the game is over")
+        winners = np.empty(count, np.int32)
+        reasons = np.empty(count, np.int32)
+        lengths = np.empty(count, np.int32)
+        K.playouts(self.s, self._keys, count, seed, max_actions, winners, reasons, lengths, *K.workspace())
+        south = np.where(winners == 0, 1.0, np.where(winners == 1, -1.0, 0.0))
+        return {"winner": winners, "reason": reasons, "length": lengths, "returns": np.stack([south, -south], axis=1)}
 
 
 class GygesGame(Game):
@@ -499,7 +392,7 @@ class GygesGame(Game):
             if sorted(counts[1:]) != [3, 4, 4]:
                 raise NotationError(f"position has {counts[1]}/{counts[2]}/{counts[3]} pieces with 1/2/3 rings; expected four of each")
             st = GygesState(self, board, side, PLAY, start=norm)
-            st._winner = 1 - side
+            st.s[K.WINNER] = 1 - side
             return st
         raise NotationError(
             f"position has {n} pieces; a game position has 12 (four each of 1, 2 and 3 rings), a setup position 0 or 6"

@@ -1,0 +1,917 @@
+"""The Gygès rules kernel: the one implementation of the rules, compiled with numba.
+
+Rules source: ``shared/rules/gyges.md`` (*Setup*, *A move* 1–9, *Identity of a
+move, notation and perft*). :class:`~ringgames.games.gyges.state.GygesState`
+wraps these functions for the game protocol; perft and random playouts run
+entirely here, and the notation and the step-level decomposition get their path
+information from the routines at the end of this module.
+
+State layout
+------------
+One ``int32`` array of :data:`SIZE` (45) entries:
+
+* ``0..35``: the squares (``sq = row * 6 + col``), 0 empty else the piece's rings;
+* ``SIDE`` (0 South, 1 North), ``PHASE`` (0 South's setup, 1 North's setup, 2 play),
+  ``WINNER`` (-1, or the seat that moved into the opponent's goal), ``REPLACE``
+  (1 standard, 0 beginner: *A move* 9);
+* ``KEY_LO``/``KEY_HI``: the Zobrist key of (squares, side to move), as two int32 halves;
+* ``REPS``: how often the current position has occurred in the play phase (the
+  position after setup counts; *A move* 7), ``NKEYS``: play-phase positions so far.
+
+Repetition needs the keys of the earlier positions: callers keep an ``int64``
+array ``keys`` beside the state (``keys[:s[NKEYS]]``, the last one the current
+position); :func:`play` appends to it. Undoing is restoring an older copy of the
+array (its ``NKEYS`` forgets the later keys).
+
+Move generation
+---------------
+A move lifts its piece and walks segments of exactly as many steps as the rings
+of the piece it last landed on; every step but the last of a segment enters an
+empty square; no link is used twice in the whole move. The 60 links are bits of
+an ``int64`` (``used``). Every one-segment walk of 1, 2 or 3 steps from each
+square is precomputed (:data:`P_END`, :data:`P_LINKS`, :data:`P_MID`: end square,
+link mask, mask of the squares that must be empty), so a segment is a loop over
+at most 36 table rows with two mask tests. The search keeps a stack of bounce
+states ``(square, used)`` and visits each once (an open-addressing hash set with
+generation stamps, so nothing is cleared between searches). Per start square it
+yields three bit masks: ``ends`` (empty end squares, bit 36 = the goal), ``reps``
+(occupied squares where a replace may happen) and ``drops`` (where the displaced
+piece may go: it depends only on the start square). Actions are written from the
+masks in ascending order; playouts draw a uniform action from the counts without
+writing the list.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import numpy as np
+
+from ...jit import njit
+from .board import GOAL, MOVE_BASE, NEIGHBORS, NO_DROP, NSQ, NUM_ARRANGEMENTS, PASS, ARRANGEMENTS, SIZE as WIDTH
+
+# ---------------------------------------------------------------- state layout
+SIDE = NSQ  # 36
+PHASE = SIDE + 1
+WINNER = PHASE + 1
+REPLACE = WINNER + 1
+KEY_LO = REPLACE + 1
+KEY_HI = KEY_LO + 1
+REPS = KEY_HI + 1
+NKEYS = REPS + 1
+SIZE = NKEYS + 1
+
+SETUP_SOUTH, SETUP_NORTH, PLAY = 0, 1, 2
+#: Playout reasons.
+R_NONE, R_GOAL, R_REPETITION = 0, 1, 2
+#: An upper bound on the legal actions of a position (6 starts x (26 ends + 11 replaces x 25 drops)).
+MAX_LEGAL = 2048
+#: Most landings a move can have (a move uses each of the 60 links at most once).
+MAX_LANDINGS = 64
+
+GOAL_BIT = np.int64(1) << GOAL
+ALL_SQUARES = (np.int64(1) << NSQ) - 1
+
+# ---------------------------------------------------------------- Zobrist keys
+# The same keys as the former pure-Python engine (random.Random(0x6C5E5)), as signed int64.
+_rng = random.Random(0x6C5E5)
+_z = [(0, _rng.getrandbits(64), _rng.getrandbits(64), _rng.getrandbits(64)) for _ in range(NSQ)]
+_zn = _rng.getrandbits(64)
+del _rng
+
+
+def _signed(x: int) -> int:
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+#: ``ZOBRIST[sq, rings]`` (column 0 is 0) and the key of "North to move".
+ZOBRIST = np.array([[_signed(v) for v in row] for row in _z], dtype=np.int64)
+ZOBRIST_NORTH = np.int64(_signed(_zn))
+del _z, _zn
+
+# ---------------------------------------------------------------- geometry tables
+ROW = np.array([i // WIDTH for i in range(NSQ)], dtype=np.int32)
+#: ``ROWS_FROM[r]``: squares of rows r..5; ``ROWS_UPTO[r]``: squares of rows 0..r.
+ROWS_FROM = np.array([((1 << NSQ) - 1) ^ ((1 << (r * WIDTH)) - 1) for r in range(WIDTH)], dtype=np.int64)
+ROWS_UPTO = np.array([(1 << ((r + 1) * WIDTH)) - 1 for r in range(WIDTH)], dtype=np.int64)
+ARR_DIGITS = np.array([[int(ch) for ch in a] for a in ARRANGEMENTS], dtype=np.int32)
+#: Neighbours in the order up, right, down, left (-1 none) and their link bits.
+NB = np.full((NSQ, 4), -1, dtype=np.int32)
+NB_LINK = np.zeros((NSQ, 4), dtype=np.int64)
+for _sq in range(NSQ):
+    for _i, (_n, _b) in enumerate(NEIGHBORS[_sq]):
+        NB[_sq, _i] = _n
+        NB_LINK[_sq, _i] = _b
+
+
+def _walks():
+    """Every walk of k = 1..3 steps from each square that uses no link twice."""
+    ends = np.full((4, NSQ, 36), -1, dtype=np.int32)
+    links = np.zeros((4, NSQ, 36), dtype=np.int64)
+    mids = np.zeros((4, NSQ, 36), dtype=np.int64)
+    count = np.zeros((4, NSQ), dtype=np.int32)
+    for sq in range(NSQ):
+        paths = [(sq, 0, 0)]  # (current, links, squares passed)
+        for k in range(1, 4):
+            nxt = []
+            for cur, lk, mid in paths:
+                for n, b in NEIGHBORS[cur]:
+                    if lk & b:
+                        continue
+                    nxt.append((n, lk | b, mid))
+            for i, (cur, lk, mid) in enumerate(nxt):
+                ends[k, sq, i], links[k, sq, i], mids[k, sq, i] = cur, lk, mid
+            count[k, sq] = len(nxt)
+            paths = [(cur, lk, mid | (1 << cur)) for cur, lk, mid in nxt]
+    return ends, links, mids, count
+
+
+#: ``P_END[k, sq, i]``, ``P_LINKS[k, sq, i]``, ``P_MID[k, sq, i]`` for ``i < P_COUNT[k, sq]``:
+#: the end square, the links and the squares before the end (which must be empty) of the
+#: i-th walk of k steps from sq.
+P_END, P_LINKS, P_MID, P_COUNT = _walks()
+del _sq, _i, _n, _b
+
+# ---------------------------------------------------------------- search workspace
+MEMO_BITS = 16
+MEMO_SIZE = 1 << MEMO_BITS
+#: A search that meets more distinct bounce states than this raises (never seen in play: the
+#: most found in random games is under 2,000).
+MEMO_LIMIT = (MEMO_SIZE * 3) // 4
+
+
+def new_workspace():
+    """Scratch arrays for the searches: ``(memo_used, memo_sq, stamps, stack_sq, stack_used)``.
+
+    ``stamps[MEMO_SIZE]`` holds the current generation; a slot belongs to the current search
+    when its stamp equals it, so nothing is cleared between searches.
+    """
+    return (
+        np.zeros(MEMO_SIZE, dtype=np.int64),
+        np.zeros(MEMO_SIZE, dtype=np.int32),
+        np.zeros(MEMO_SIZE + 1, dtype=np.int32),
+        np.zeros(MEMO_LIMIT + 1, dtype=np.int32),
+        np.zeros(MEMO_LIMIT + 1, dtype=np.int64),
+    )
+
+
+_local = threading.local()
+
+
+def workspace():
+    """This thread's search workspace (:func:`new_workspace`), made on first use."""
+    ws = getattr(_local, "ws", None)
+    if ws is None:
+        ws = _local.ws = new_workspace()
+    return ws
+
+
+# ---------------------------------------------------------------- small helpers
+@njit
+def popcount(x):
+    """Set bits of a non-negative int64."""
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit
+def nth_bit(x, n):
+    """Index of the n-th (0-based) set bit of x."""
+    i = 0
+    while True:
+        if (x >> i) & 1:
+            if n == 0:
+                return i
+            n -= 1
+        i += 1
+
+
+@njit
+def get_key(s):
+    return (np.int64(s[KEY_HI]) << 32) | (np.int64(s[KEY_LO]) & 0xFFFFFFFF)
+
+
+@njit
+def set_key(s, key):
+    lo = key & 0xFFFFFFFF
+    if lo >= 0x80000000:
+        lo -= 0x100000000
+    s[KEY_LO] = lo
+    s[KEY_HI] = key >> 32
+
+
+@njit
+def occupancy(s):
+    """Bit mask of the occupied squares."""
+    occ = np.int64(0)
+    for i in range(NSQ):
+        if s[i]:
+            occ |= np.int64(1) << i
+    return occ
+
+
+@njit
+def board_key(s):
+    """The Zobrist key of the squares and the side to move, from scratch."""
+    k = ZOBRIST_NORTH if s[SIDE] else np.int64(0)
+    for i in range(NSQ):
+        if s[i]:
+            k ^= ZOBRIST[i, s[i]]
+    return k
+
+
+def new_state(replace: bool) -> np.ndarray:
+    """The empty board, South to place a piece set."""
+    s = np.zeros(SIZE, dtype=np.int32)
+    s[WINNER] = -1
+    s[REPLACE] = 1 if replace else 0
+    return s
+
+
+@njit
+def drop_mask(occ, side):
+    """Empty squares where a displaced piece may go (*A move* 5, replace).
+
+    ``occ`` has the mover on its end square, its start square empty and the displaced
+    piece off the board (the same squares as the board with the mover lifted): South may
+    drop up to the highest occupied row, North down to the lowest.
+    """
+    if side == 0:
+        r = WIDTH - 1
+        while r > 0 and (occ & ROWS_FROM[r]) == 0:
+            r -= 1
+        return ROWS_UPTO[r] & ~occ
+    r = 0
+    while r < WIDTH - 1 and (occ & ROWS_UPTO[r]) == 0:
+        r += 1
+    return ROWS_FROM[r] & ~occ
+
+
+@njit
+def _memo_add(ws_used, ws_sq, stamps, stamp, used, sq):
+    """Insert (used, sq) into the stamped hash set; True if it was not there."""
+    h = used ^ (used >> 23) ^ (np.int64(sq) << 40)
+    h = (h * np.int64(0x9E3779B1)) >> 13
+    i = h & (MEMO_SIZE - 1)
+    while stamps[i] == stamp:
+        if ws_used[i] == used and ws_sq[i] == sq:
+            return False
+        i = (i + 1) & (MEMO_SIZE - 1)
+    stamps[i] = stamp
+    ws_used[i] = used
+    ws_sq[i] = sq
+    return True
+
+
+@njit
+def _next_stamp(stamps):
+    st = stamps[MEMO_SIZE] + 1
+    if st >= 0x7FFFFFFF:
+        stamps[:] = 0
+        st = 1
+    stamps[MEMO_SIZE] = st
+    return st
+
+
+@njit
+def search(board, occ, cur, rem, used, goal_row, ws_used, ws_sq, stamps, st_sq, st_used):
+    """Every place a move can end from a point of its walk (*A move* 3–5).
+
+    The walk stands on ``cur`` with ``rem`` steps of the current segment left and the
+    links ``used``; ``board``/``occ`` have the mover lifted. Returns ``(ends, reps)``:
+    ``ends`` the empty squares where it can end (bit :data:`GOAL` for the opponent's goal,
+    reachable only with exactly one step left from ``goal_row``), ``reps`` the occupied
+    squares where a segment can end (replace there, or bounce on). Bounces are followed
+    to the end; each bounce state is searched once.
+    """
+    stamp = _next_stamp(stamps)
+    ends = np.int64(0)
+    reps = np.int64(0)
+    top = 0
+    found = 0
+    st_sq[0] = cur * 4 + rem
+    st_used[0] = used
+    top = 1
+    while top > 0:
+        top -= 1
+        cur = st_sq[top] >> 2
+        rem = st_sq[top] & 3
+        used = st_used[top]
+        if (ends & GOAL_BIT) == 0:
+            if rem == 1:
+                if ROW[cur] == goal_row:
+                    ends |= GOAL_BIT
+            else:
+                for i in range(P_COUNT[rem - 1, cur]):
+                    e = P_END[rem - 1, cur, i]
+                    if ROW[e] == goal_row and (used & P_LINKS[rem - 1, cur, i]) == 0:
+                        if (occ & (P_MID[rem - 1, cur, i] | (np.int64(1) << e))) == 0:
+                            ends |= GOAL_BIT
+                            break
+        for i in range(P_COUNT[rem, cur]):
+            lk = P_LINKS[rem, cur, i]
+            if (used & lk) != 0 or (occ & P_MID[rem, cur, i]) != 0:
+                continue
+            e = P_END[rem, cur, i]
+            eb = np.int64(1) << e
+            if (occ & eb) == 0:
+                ends |= eb
+            else:
+                reps |= eb
+                u = used | lk
+                if _memo_add(ws_used, ws_sq, stamps, stamp, u, e):
+                    found += 1
+                    if found >= MEMO_LIMIT:
+                        raise RuntimeError("gyges kernel: too many bounce states for the search workspace")
+                    st_sq[top] = e * 4 + board[e]
+                    st_used[top] = u
+                    top += 1
+    return ends, reps
+
+
+@njit
+def move_targets(s, occ, side, starts, ends, reps, drops, ws_used, ws_sq, stamps, st_sq, st_used):
+    """The movable pieces and their targets (*A move* 1–5, 9); returns how many pieces.
+
+    Rows are tried from the mover's side; the first non-empty row where some piece has a
+    legal move gives the movable pieces (the next-row fallback). For each, ``starts[i]``,
+    ``ends[i]`` (bit 36: the goal), ``reps[i]`` (squares where it may replace; 0 in the
+    beginner variant or when no drop square exists) and ``drops[i]`` (drop squares).
+    0 means no move at all (the beginner variant's pass).
+    """
+    goal_row = WIDTH - 1 if side == 0 else 0
+    replace = s[REPLACE] != 0
+    for k in range(WIDTH):
+        r = k if side == 0 else WIDTH - 1 - k
+        if (occ & ROWS_UPTO[r] & ROWS_FROM[r]) == 0:
+            continue
+        n = 0
+        for c in range(WIDTH):
+            sq = r * WIDTH + c
+            v = s[sq]
+            if v == 0:
+                continue
+            lifted = occ & ~(np.int64(1) << sq)
+            s[sq] = 0
+            e, p = search(s, lifted, sq, v, 0, goal_row, ws_used, ws_sq, stamps, st_sq, st_used)
+            s[sq] = v
+            d = np.int64(0)
+            if p != 0 and replace:
+                d = drop_mask(lifted, side)
+            if d == 0:
+                p = np.int64(0)
+            if e != 0 or p != 0:
+                starts[n] = sq
+                ends[n] = e
+                reps[n] = p
+                drops[n] = d
+                n += 1
+        if n > 0:
+            return n
+    return 0
+
+
+@njit
+def write_moves(n, starts, ends, reps, drops, out):
+    """Write the move actions of :func:`move_targets`' result into ``out``, ascending; returns how many."""
+    k = 0
+    for i in range(n):
+        base = MOVE_BASE + starts[i] * 37 * 37
+        e_mask = ends[i]
+        r_mask = reps[i]
+        d_mask = drops[i]
+        for e in range(GOAL + 1):
+            if (e_mask >> e) & 1:
+                out[k] = base + e * 37 + NO_DROP
+                k += 1
+            elif (r_mask >> e) & 1:
+                b2 = base + e * 37
+                for d in range(NSQ):
+                    if (d_mask >> d) & 1:
+                        out[k] = b2 + d
+                        k += 1
+    return k
+
+
+@njit
+def generate(s, out, ws_used, ws_sq, stamps, st_sq, st_used):
+    """Every action of the player to move, ascending, ignoring whether the game is over.
+
+    Setup: the 90 arrangements; play: the moves, or :data:`PASS` alone when there is none
+    (*A move* 9). Returns how many were written into ``out`` (size :data:`MAX_LEGAL`).
+    """
+    if s[PHASE] != PLAY:
+        for a in range(NUM_ARRANGEMENTS):
+            out[a] = a
+        return NUM_ARRANGEMENTS
+    starts = np.empty(WIDTH, dtype=np.int32)
+    ends = np.empty(WIDTH, dtype=np.int64)
+    reps = np.empty(WIDTH, dtype=np.int64)
+    drops = np.empty(WIDTH, dtype=np.int64)
+    n = move_targets(s, occupancy(s), s[SIDE], starts, ends, reps, drops, ws_used, ws_sq, stamps, st_sq, st_used)
+    if n == 0:
+        out[0] = PASS
+        return 1
+    return write_moves(n, starts, ends, reps, drops, out)
+
+
+@njit
+def is_over(s):
+    """A goal reached, or (play phase) the current position seen for the third time (*A move* 6, 7)."""
+    return s[WINNER] >= 0 or (s[PHASE] == PLAY and s[REPS] >= 3)
+
+
+@njit
+def legal_actions(s, out, ws_used, ws_sq, stamps, st_sq, st_used):
+    """The legal actions, ascending, into ``out``; returns how many (0 when the game is over)."""
+    if is_over(s):
+        return 0
+    return generate(s, out, ws_used, ws_sq, stamps, st_sq, st_used)
+
+
+@njit
+def successor_key(s, key, action):
+    """The Zobrist key after ``action`` (a move or PASS, legal in play), without applying it."""
+    key ^= ZOBRIST_NORTH
+    if action == PASS:
+        return key
+    x = action - MOVE_BASE
+    d = x % 37
+    se = x // 37
+    e = se % 37
+    st = se // 37
+    v = s[st]
+    key ^= ZOBRIST[st, v]
+    if e == GOAL:
+        return key
+    w = s[e] if e != st else 0
+    key ^= ZOBRIST[e, v]
+    if w:
+        key ^= ZOBRIST[e, w]
+        if d != NO_DROP:
+            key ^= ZOBRIST[d, w]
+    return key
+
+
+@njit
+def apply_action(s, action):
+    """Play ``action`` (assumed legal) for the player to move: squares, side, phase, winner, key.
+
+    Repetition bookkeeping is separate (:func:`note_position`), so that perft can ignore it.
+    """
+    key = get_key(s)
+    side = s[SIDE]
+    if action < MOVE_BASE:
+        base = 0 if s[PHASE] == SETUP_SOUTH else (WIDTH - 1) * WIDTH
+        for c in range(WIDTH):
+            v = ARR_DIGITS[action, c]
+            s[base + c] = v
+            key ^= ZOBRIST[base + c, v]
+        s[PHASE] += 1
+    elif action != PASS:
+        x = action - MOVE_BASE
+        d = x % 37
+        se = x // 37
+        e = se % 37
+        st = se // 37
+        v = s[st]
+        s[st] = 0
+        key ^= ZOBRIST[st, v]
+        if e == GOAL:
+            s[WINNER] = side
+        else:
+            w = s[e]
+            if w:
+                key ^= ZOBRIST[e, w]
+                if d != NO_DROP:
+                    s[d] = w
+                    key ^= ZOBRIST[d, w]
+            s[e] = v
+            key ^= ZOBRIST[e, v]
+    s[SIDE] = 1 - side
+    set_key(s, key ^ ZOBRIST_NORTH)
+
+
+@njit
+def note_position(s, keys):
+    """Record the current play-phase position in ``keys`` and count its occurrences (*A move* 7).
+
+    ``keys`` must have room for one more key (``len(keys) > s[NKEYS]``).
+    """
+    if s[PHASE] != PLAY:
+        return
+    key = get_key(s)
+    n = s[NKEYS]
+    c = 1
+    for i in range(n):
+        if keys[i] == key:
+            c += 1
+    keys[n] = key
+    s[NKEYS] = n + 1
+    s[REPS] = c
+
+
+@njit
+def play(s, action, keys):
+    """:func:`apply_action` then :func:`note_position`: one protocol action."""
+    apply_action(s, action)
+    note_position(s, keys)
+
+
+@njit
+def perft(s, depth, ws_used, ws_sq, stamps, st_sq, st_used):
+    """Nodes at ``depth`` plies; children are distinct successor positions (Zobrist keys).
+
+    Repetition is ignored; a won node above ``depth`` counts 0; setup actions are all distinct.
+    """
+    if depth == 0:
+        return 1
+    if s[WINNER] >= 0:
+        return 0
+    out = np.empty(MAX_LEGAL, dtype=np.int32)
+    n = generate(s, out, ws_used, ws_sq, stamps, st_sq, st_used)
+    if s[PHASE] != PLAY:
+        if depth == 1:
+            return n
+        total = 0
+        for i in range(n):
+            t = s.copy()
+            apply_action(t, out[i])
+            total += perft(t, depth - 1, ws_used, ws_sq, stamps, st_sq, st_used)
+        return total
+    key = get_key(s)
+    keys = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        keys[i] = successor_key(s, key, out[i])
+    order = np.argsort(keys)
+    distinct = 0
+    total = 0
+    for j in range(n):
+        i = order[j]
+        if j > 0 and keys[i] == keys[order[j - 1]]:
+            continue
+        distinct += 1
+        if depth > 1:
+            t = s.copy()
+            apply_action(t, out[i])
+            total += perft(t, depth - 1, ws_used, ws_sq, stamps, st_sq, st_used)
+    return distinct if depth == 1 else total
+
+
+# ---------------------------------------------------------------- random playouts
+@njit
+def _count_key(keys, n, key):
+    c = 0
+    for i in range(n):
+        if keys[i] == key:
+            c += 1
+    return c
+
+
+@njit
+def playout(s, keys, max_actions, ws_used, ws_sq, stamps, st_sq, st_used):
+    """Uniformly random legal actions (numba's RNG) until the game ends; returns the actions played.
+
+    ``keys`` holds the earlier play-phase keys (``keys[:s[NKEYS]]``); it may be replaced by
+    a larger array, so the (possibly new) array is returned too: ``(played, keys)``.
+    The move is drawn from the per-piece counts (ends + replaces x drops) without writing
+    the action list.
+    """
+    starts = np.empty(WIDTH, dtype=np.int32)
+    ends = np.empty(WIDTH, dtype=np.int64)
+    reps = np.empty(WIDTH, dtype=np.int64)
+    drops = np.empty(WIDTH, dtype=np.int64)
+    cnt = np.empty(WIDTH, dtype=np.int64)
+    k = 0
+    while k < max_actions and not is_over(s):
+        if s[PHASE] != PLAY:
+            apply_action(s, np.random.randint(NUM_ARRANGEMENTS))
+        else:
+            occ = occupancy(s)
+            side = s[SIDE]
+            n = move_targets(s, occ, side, starts, ends, reps, drops, ws_used, ws_sq, stamps, st_sq, st_used)
+            if n == 0:
+                apply_action(s, PASS)
+            else:
+                total = 0
+                for i in range(n):
+                    c = popcount(ends[i]) + popcount(reps[i]) * popcount(drops[i])
+                    cnt[i] = c
+                    total += c
+                r = np.random.randint(total)
+                i = 0
+                while r >= cnt[i]:
+                    r -= cnt[i]
+                    i += 1
+                ne = popcount(ends[i])
+                base = MOVE_BASE + starts[i] * 37 * 37
+                if r < ne:
+                    e = nth_bit(ends[i], r)
+                    a = base + e * 37 + NO_DROP
+                else:
+                    r -= ne
+                    nd = popcount(drops[i])
+                    e = nth_bit(reps[i], r // nd)
+                    a = base + e * 37 + nth_bit(drops[i], r % nd)
+                apply_action(s, a)
+        if s[PHASE] == PLAY:
+            n = s[NKEYS]
+            if n >= keys.shape[0]:
+                bigger = np.empty(2 * keys.shape[0] + 64, dtype=np.int64)
+                bigger[:n] = keys[:n]
+                keys = bigger
+            note_position(s, keys)
+        k += 1
+    return k, keys
+
+
+@njit
+def playouts(s, keys, count, seed_value, max_actions, winners, reasons, lengths, ws_used, ws_sq, stamps, st_sq, st_used):
+    """``count`` random playouts from ``s`` (with its earlier keys ``keys[:s[NKEYS]]``).
+
+    Fills ``winners[count]`` (-1 draw or unfinished, 0 South, 1 North), ``reasons[count]``
+    (:data:`R_GOAL`, :data:`R_REPETITION`, :data:`R_NONE` if ``max_actions`` ran out) and
+    ``lengths[count]`` (actions played, setup included).
+    """
+    np.random.seed(seed_value)
+    n0 = s[NKEYS]
+    buf = np.empty(max(1024, 2 * n0 + 64), dtype=np.int64)
+    for i in range(count):
+        t = s.copy()
+        buf[:n0] = keys[:n0]
+        played, buf = playout(t, buf, max_actions, ws_used, ws_sq, stamps, st_sq, st_used)
+        lengths[i] = played
+        if t[WINNER] >= 0:
+            winners[i] = t[WINNER]
+            reasons[i] = R_GOAL
+        elif is_over(t):
+            winners[i] = -1
+            reasons[i] = R_REPETITION
+        else:
+            winners[i] = -1
+            reasons[i] = R_NONE
+
+
+# ---------------------------------------------------------------- paths (notation, decomposition)
+@njit
+def segments(board, occ, cur, rem, used, goal_row, lands, useds):
+    """Every way to walk one segment of ``rem`` steps from ``cur`` (*A move* 3–5); returns how many.
+
+    Writes ``lands[i]`` (the landing square, or :data:`GOAL`) and ``useds[i]`` (the links used
+    after it); arrays of at least 40 entries. ``board``/``occ`` have the mover lifted.
+    """
+    n = 0
+    if rem == 1:
+        if ROW[cur] == goal_row:
+            lands[n] = GOAL
+            useds[n] = used
+            n += 1
+    else:
+        for i in range(P_COUNT[rem - 1, cur]):
+            e = P_END[rem - 1, cur, i]
+            if ROW[e] == goal_row and (used & P_LINKS[rem - 1, cur, i]) == 0:
+                if (occ & (P_MID[rem - 1, cur, i] | (np.int64(1) << e))) == 0:
+                    lands[n] = GOAL
+                    useds[n] = used | P_LINKS[rem - 1, cur, i]
+                    n += 1
+    for i in range(P_COUNT[rem, cur]):
+        lk = P_LINKS[rem, cur, i]
+        if (used & lk) != 0 or (occ & P_MID[rem, cur, i]) != 0:
+            continue
+        lands[n] = P_END[rem, cur, i]
+        useds[n] = used | lk
+        n += 1
+    return n
+
+
+@njit
+def _rank_less(a, b, n):
+    """True if landing sequence a sorts before b (square names compared in order: file, then row)."""
+    for i in range(n):
+        ra = (a[i] % WIDTH) * WIDTH + a[i] // WIDTH
+        rb = (b[i] % WIDTH) * WIDTH + b[i] // WIDTH
+        if ra != rb:
+            return ra < rb
+    return False
+
+
+@njit
+def canonical_landings(s, start, end, drop, out):
+    """The landing sequence the writers use for the move (start, end, drop) (*notation*).
+
+    Fewest bounces, ties broken by the square names in order. Writes ``start``, every
+    bounce square and (unless ``end`` is :data:`GOAL`) ``end`` into ``out`` (size
+    :data:`MAX_LANDINGS`) and returns the length; -1 if no step path realises the move.
+    """
+    v = s[start]
+    if v == 0:
+        return -1
+    goal_row = WIDTH - 1 if s[SIDE] == 0 else 0
+    s[start] = 0
+    occ = occupancy(s)
+    cap = 256
+    cur = np.empty(cap, dtype=np.int32)
+    used = np.empty(cap, dtype=np.int64)
+    seq = np.empty((cap, MAX_LANDINGS), dtype=np.int32)
+    cur[0] = start
+    used[0] = 0
+    seq[0, 0] = start
+    size = 1
+    length = 1  # landings in each sequence of the layer
+    lands = np.empty(48, dtype=np.int32)
+    useds = np.empty(48, dtype=np.int64)
+    best = np.empty(MAX_LANDINGS, dtype=np.int32)
+    result = -1
+    while size > 0 and length < MAX_LANDINGS:
+        ncap = 256
+        ncur = np.empty(ncap, dtype=np.int32)
+        nused = np.empty(ncap, dtype=np.int64)
+        nseq = np.empty((ncap, MAX_LANDINGS), dtype=np.int32)
+        nsize = 0
+        found = False
+        for j in range(size):
+            c = cur[j]
+            rem = v if length == 1 else s[c]
+            m = segments(s, occ, c, rem, used[j], goal_row, lands, useds)
+            for t in range(m):
+                land = lands[t]
+                if land == GOAL:
+                    if end == GOAL:
+                        if not found or _rank_less(seq[j], best, length):
+                            best[:length] = seq[j, :length]
+                            found = True
+                            result = length
+                    continue
+                if s[land] == 0:
+                    if land == end and drop == NO_DROP:
+                        seq[j, length] = land
+                        if not found or _rank_less(seq[j], best, length + 1):
+                            best[: length + 1] = seq[j, : length + 1]
+                            found = True
+                            result = length + 1
+                    continue
+                seq[j, length] = land
+                if land == end and drop != NO_DROP:
+                    if not found or _rank_less(seq[j], best, length + 1):
+                        best[: length + 1] = seq[j, : length + 1]
+                        found = True
+                        result = length + 1
+                # a bounce state of the next layer: keep the smallest sequence per (square, used)
+                u = useds[t]
+                k = 0
+                while k < nsize and not (ncur[k] == land and nused[k] == u):
+                    k += 1
+                if k < nsize:
+                    if _rank_less(seq[j], nseq[k], length + 1):
+                        nseq[k, : length + 1] = seq[j, : length + 1]
+                    continue
+                if nsize == ncap:
+                    ncap *= 2
+                    g1 = np.empty(ncap, dtype=np.int32)
+                    g2 = np.empty(ncap, dtype=np.int64)
+                    g3 = np.empty((ncap, MAX_LANDINGS), dtype=np.int32)
+                    g1[:nsize] = ncur[:nsize]
+                    g2[:nsize] = nused[:nsize]
+                    g3[:nsize] = nseq[:nsize]
+                    ncur, nused, nseq = g1, g2, g3
+                ncur[nsize] = land
+                nused[nsize] = u
+                nseq[nsize, : length + 1] = seq[j, : length + 1]
+                nsize += 1
+        if found:
+            break
+        cur, used, seq, size = ncur, nused, nseq, nsize
+        length += 1
+    s[start] = v
+    if result > 0:
+        out[:result] = best[:result]
+    return result
+
+
+@njit
+def realises(s, landings, n, wins):
+    """True if some step path follows the landing sequence ``landings[:n]`` (*notation*, readers).
+
+    ``landings[0]`` is the start; every later square but the last must hold a piece (a
+    bounce); with ``wins`` the walk must then step into the opponent's goal. Whether the
+    last square may be an end (empty, or occupied with a replace) is the caller's check.
+    """
+    st = landings[0]
+    v = s[st]
+    if v == 0 or n < 1:
+        return False
+    goal_row = WIDTH - 1 if s[SIDE] == 0 else 0
+    s[st] = 0
+    occ = occupancy(s)
+    cap = 64
+    states = np.empty(cap, dtype=np.int64)
+    states[0] = 0
+    size = 1
+    lands = np.empty(48, dtype=np.int32)
+    useds = np.empty(48, dtype=np.int64)
+    ok = True
+    for i in range(1, n + (1 if wins else 0)):
+        cur = landings[i - 1]
+        rem = v if i == 1 else s[cur]
+        target = GOAL if i == n else landings[i]
+        if i > 1 and s[cur] == 0:
+            ok = False
+            break
+        nstates = np.empty(cap, dtype=np.int64)
+        nsize = 0
+        for j in range(size):
+            m = segments(s, occ, cur, rem, states[j], goal_row, lands, useds)
+            for t in range(m):
+                if lands[t] != target:
+                    continue
+                u = useds[t]
+                k = 0
+                while k < nsize and nstates[k] != u:
+                    k += 1
+                if k < nsize:
+                    continue
+                if nsize == cap:
+                    bigger = np.empty(2 * cap, dtype=np.int64)
+                    bigger[:nsize] = nstates[:nsize]
+                    nstates = bigger
+                    cap *= 2
+                nstates[nsize] = u
+                nsize += 1
+        if nsize == 0:
+            ok = False
+            break
+        states, size = nstates, nsize
+    s[st] = v
+    return ok
+
+
+@njit
+def steps(occ, cur, rem, used, goal_row, sqs, useds):
+    """The single steps a walk may take next (*A move* 3, 4); returns how many.
+
+    Standing on ``cur`` with ``rem`` steps of the segment left and links ``used``: into the
+    opponent's goal (:data:`GOAL`) with one step left from ``goal_row``; to a neighbour over
+    an unused link, which must be empty unless it is the segment's last step. Writes
+    ``sqs[i]`` and ``useds[i]`` (arrays of at least 5 entries). ``occ`` has the mover lifted.
+    """
+    n = 0
+    if rem == 1 and ROW[cur] == goal_row:
+        sqs[n] = GOAL
+        useds[n] = used
+        n += 1
+    for i in range(4):
+        nb = NB[cur, i]
+        if nb < 0 or (used & NB_LINK[cur, i]) != 0:
+            continue
+        if rem > 1 and (occ >> nb) & 1:
+            continue
+        sqs[n] = nb
+        useds[n] = used | NB_LINK[cur, i]
+        n += 1
+    return n
+
+
+@njit
+def can_finish(s, start, cur, rem, used, ws_used, ws_sq, stamps, st_sq, st_used):
+    """True if the walk of the piece lifted from ``start``, standing on ``cur`` with ``rem``
+    steps of its segment left and links ``used``, can still end as a legal move (an empty
+    square, the goal, or a replace with a drop square)."""
+    v = s[start]
+    s[start] = 0
+    occ = occupancy(s)
+    goal_row = WIDTH - 1 if s[SIDE] == 0 else 0
+    e, p = search(s, occ, cur, rem, used, goal_row, ws_used, ws_sq, stamps, st_sq, st_used)
+    ok = e != 0 or (p != 0 and s[REPLACE] != 0 and drop_mask(occ, s[SIDE]) != 0)
+    s[start] = v
+    return ok
+
+
+# ---------------------------------------------------------------- Python conveniences
+def movable_targets(board, side: int, replace: bool) -> list[tuple[int, set, set, list]]:
+    """The movable pieces of ``side`` on ``board`` (36 ints) and their targets, as Python sets.
+
+    ``[(start, ends, reps, drops), ...]``: ``ends`` holds empty end squares and :data:`GOAL`,
+    ``reps`` the squares where a replace may end the move, ``drops`` the drop squares
+    (see :func:`move_targets`); ``[]`` when no piece can move.
+    """
+    s = new_state(replace)
+    s[:NSQ] = board
+    s[SIDE] = side
+    s[PHASE] = PLAY
+    starts = np.empty(WIDTH, dtype=np.int32)
+    ends = np.empty(WIDTH, dtype=np.int64)
+    reps = np.empty(WIDTH, dtype=np.int64)
+    drops = np.empty(WIDTH, dtype=np.int64)
+    n = move_targets(s, occupancy(s), side, starts, ends, reps, drops, *workspace())
+    return [(int(starts[i]), mask_squares(ends[i]), mask_squares(reps[i]), sorted(mask_squares(drops[i])))
+            for i in range(n)]
+
+
+def mask_squares(mask) -> set[int]:
+    """The set bits of a square mask (bit 36 is :data:`GOAL`)."""
+    m = int(mask)
+    return {i for i in range(GOAL + 1) if (m >> i) & 1}
