@@ -131,27 +131,58 @@ def _walks():
 #: the end square, the links and the squares before the end (which must be empty) of the
 #: i-th walk of k steps from sq.
 P_END, P_LINKS, P_MID, P_COUNT = _walks()
+#: The walk tables flat, for the hot loop: walk i of (k, sq) is row ``(k * 36 + sq) * 36 + i``;
+#: ``F_BIT`` is the bit of its end square.
+F_LINKS = P_LINKS.reshape(-1).copy()
+F_MID = P_MID.reshape(-1).copy()
+F_END = P_END.reshape(-1).copy()
+F_BIT = np.where(F_END >= 0, np.left_shift(np.int64(1), np.maximum(F_END, 0).astype(np.int64)), 0).astype(np.int64)
+
+
+def _goal_walks():
+    """The walks of k = 1, 2 steps into each side's goal row (where one more step enters the goal)."""
+    count = np.zeros((2, 3, NSQ), dtype=np.int32)
+    links = np.zeros((2, 3, NSQ, 12), dtype=np.int64)
+    squares = np.zeros((2, 3, NSQ, 12), dtype=np.int64)
+    for side, row in ((0, WIDTH - 1), (1, 0)):
+        for k in (1, 2):
+            for sq in range(NSQ):
+                n = 0
+                for i in range(P_COUNT[k, sq]):
+                    if P_END[k, sq, i] // WIDTH == row:
+                        links[side, k, sq, n] = P_LINKS[k, sq, i]
+                        squares[side, k, sq, n] = P_MID[k, sq, i] | (1 << int(P_END[k, sq, i]))
+                        n += 1
+                count[side, k, sq] = n
+    return count, links, squares
+
+
+#: ``GW_COUNT[side, k, sq]`` walks of k steps from sq onto side's goal row (the opponent's home
+#: row): ``GW_LINKS`` their links, ``GW_SQUARES`` the squares they enter (all must be empty).
+GW_COUNT, GW_LINKS, GW_SQUARES = _goal_walks()
+
 del _sq, _i, _n, _b
 
 # ---------------------------------------------------------------- search workspace
-MEMO_BITS = 16
-MEMO_SIZE = 1 << MEMO_BITS
-#: A search that meets more distinct bounce states than this raises (never seen in play: the
-#: most found in random games is under 2,000).
-MEMO_LIMIT = (MEMO_SIZE * 3) // 4
+#: A search that records more bounce states than this raises (never seen in play: the most
+#: found in random games is under 2,000).
+MEMO_LIMIT = 1 << 16
+#: ``stack_sq[HITS:]`` lists the walks of one expansion that land on a piece.
+HITS = MEMO_LIMIT + 1
 
 
 def new_workspace():
-    """Scratch arrays for the searches: ``(memo_used, memo_sq, stamps, stack_sq, stack_used)``.
+    """Scratch arrays for the searches: ``(heads, links, nexts, stack_sq, stack_used)``.
 
-    ``stamps[MEMO_SIZE]`` holds the current generation; a slot belongs to the current search
-    when its stamp equals it, so nothing is cleared between searches.
+    The bounce states met by a search are kept per square as linked lists: ``heads[sq]``
+    is the latest record on square sq (-1 none), ``links[j]`` its used links, ``nexts[j]``
+    the record before it on the same square; ``stack_*`` is the search's stack.
     """
     return (
-        np.zeros(MEMO_SIZE, dtype=np.int64),
-        np.zeros(MEMO_SIZE, dtype=np.int32),
-        np.zeros(MEMO_SIZE + 1, dtype=np.int32),
-        np.zeros(MEMO_LIMIT + 1, dtype=np.int32),
+        np.full(NSQ, -1, dtype=np.int32),
+        np.zeros(MEMO_LIMIT, dtype=np.int64),
+        np.zeros(MEMO_LIMIT, dtype=np.int32),
+        np.zeros(HITS + 40, dtype=np.int32),
         np.zeros(MEMO_LIMIT + 1, dtype=np.int64),
     )
 
@@ -252,33 +283,7 @@ def drop_mask(occ, side):
 
 
 @njit
-def _memo_add(ws_used, ws_sq, stamps, stamp, used, sq):
-    """Insert (used, sq) into the stamped hash set; True if it was not there."""
-    h = used ^ (used >> 23) ^ (np.int64(sq) << 40)
-    h = (h * np.int64(0x9E3779B1)) >> 13
-    i = h & (MEMO_SIZE - 1)
-    while stamps[i] == stamp:
-        if ws_used[i] == used and ws_sq[i] == sq:
-            return False
-        i = (i + 1) & (MEMO_SIZE - 1)
-    stamps[i] = stamp
-    ws_used[i] = used
-    ws_sq[i] = sq
-    return True
-
-
-@njit
-def _next_stamp(stamps):
-    st = stamps[MEMO_SIZE] + 1
-    if st >= 0x7FFFFFFF:
-        stamps[:] = 0
-        st = 1
-    stamps[MEMO_SIZE] = st
-    return st
-
-
-@njit
-def search(board, occ, cur, rem, used, goal_row, ws_used, ws_sq, stamps, st_sq, st_used):
+def search(board, occ, cur, rem, used, goal_row, heads, links, nexts, st_sq, st_used):
     """Every place a move can end from a point of its walk (*A move* 3–5).
 
     The walk stands on ``cur`` with ``rem`` steps of the current segment left and the
@@ -286,13 +291,14 @@ def search(board, occ, cur, rem, used, goal_row, ws_used, ws_sq, stamps, st_sq, 
     ``ends`` the empty squares where it can end (bit :data:`GOAL` for the opponent's goal,
     reachable only with exactly one step left from ``goal_row``), ``reps`` the occupied
     squares where a segment can end (replace there, or bounce on). Bounces are followed
-    to the end; each bounce state is searched once.
+    to the end. A bounce state (square, used links) is searched only if no state recorded
+    on that square used a subset of its links (whatever it can reach, that one reaches
+    too). Raises RuntimeError after :data:`MEMO_LIMIT` recorded states.
     """
-    stamp = _next_stamp(stamps)
+    heads[:] = -1
+    nrec = 0
     ends = np.int64(0)
     reps = np.int64(0)
-    top = 0
-    found = 0
     st_sq[0] = cur * 4 + rem
     st_used[0] = used
     top = 1
@@ -306,35 +312,47 @@ def search(board, occ, cur, rem, used, goal_row, ws_used, ws_sq, stamps, st_sq, 
                 if ROW[cur] == goal_row:
                     ends |= GOAL_BIT
             else:
-                for i in range(P_COUNT[rem - 1, cur]):
-                    e = P_END[rem - 1, cur, i]
-                    if ROW[e] == goal_row and (used & P_LINKS[rem - 1, cur, i]) == 0:
-                        if (occ & (P_MID[rem - 1, cur, i] | (np.int64(1) << e))) == 0:
-                            ends |= GOAL_BIT
-                            break
-        for i in range(P_COUNT[rem, cur]):
-            lk = P_LINKS[rem, cur, i]
-            if (used & lk) != 0 or (occ & P_MID[rem, cur, i]) != 0:
-                continue
-            e = P_END[rem, cur, i]
-            eb = np.int64(1) << e
-            if (occ & eb) == 0:
-                ends |= eb
-            else:
-                reps |= eb
-                u = used | lk
-                if _memo_add(ws_used, ws_sq, stamps, stamp, u, e):
-                    found += 1
-                    if found >= MEMO_LIMIT:
-                        raise RuntimeError("gyges kernel: too many bounce states for the search workspace")
-                    st_sq[top] = e * 4 + board[e]
-                    st_used[top] = u
-                    top += 1
+                gs = 0 if goal_row == WIDTH - 1 else 1
+                for i in range(GW_COUNT[gs, rem - 1, cur]):
+                    if ((used & GW_LINKS[gs, rem - 1, cur, i]) | (occ & GW_SQUARES[gs, rem - 1, cur, i])) == 0:
+                        ends |= GOAL_BIT
+                        break
+        # one branch-free pass over the walks of the segment: the squares reached, and the
+        # walks that land on a piece (listed in st_sq[HITS:]) for the bounces
+        reach = np.int64(0)
+        nh = HITS
+        base = (rem * NSQ + cur) * 36
+        for i in range(base, base + P_COUNT[rem, cur]):
+            ok = np.int64(((used & F_LINKS[i]) | (occ & F_MID[i])) == 0)
+            eb = F_BIT[i]
+            reach |= eb & -ok
+            st_sq[nh] = i
+            nh += ok & np.int64((occ & eb) != 0)
+        ends |= reach & ~occ
+        reps |= reach & occ
+        for h in range(HITS, nh):
+            i = st_sq[h]
+            e = F_END[i]
+            u = used | F_LINKS[i]
+            j = heads[e]
+            while j >= 0 and (links[j] & ~u) != 0:
+                j = nexts[j]
+            if j >= 0:
+                continue  # covered by a state with fewer links
+            if nrec == MEMO_LIMIT:
+                raise RuntimeError("gyges kernel: too many bounce states for the search workspace")
+            links[nrec] = u
+            nexts[nrec] = heads[e]
+            heads[e] = nrec
+            nrec += 1
+            st_sq[top] = e * 4 + board[e]
+            st_used[top] = u
+            top += 1
     return ends, reps
 
 
 @njit
-def move_targets(s, occ, side, starts, ends, reps, drops, ws_used, ws_sq, stamps, st_sq, st_used):
+def move_targets(s, occ, side, starts, ends, reps, drops, heads, links, nexts, st_sq, st_used):
     """The movable pieces and their targets (*A move* 1–5, 9); returns how many pieces.
 
     Rows are tried from the mover's side; the first non-empty row where some piece has a
@@ -357,7 +375,7 @@ def move_targets(s, occ, side, starts, ends, reps, drops, ws_used, ws_sq, stamps
                 continue
             lifted = occ & ~(np.int64(1) << sq)
             s[sq] = 0
-            e, p = search(s, lifted, sq, v, 0, goal_row, ws_used, ws_sq, stamps, st_sq, st_used)
+            e, p = search(s, lifted, sq, v, 0, goal_row, heads, links, nexts, st_sq, st_used)
             s[sq] = v
             d = np.int64(0)
             if p != 0 and replace:
@@ -398,7 +416,7 @@ def write_moves(n, starts, ends, reps, drops, out):
 
 
 @njit
-def generate(s, out, ws_used, ws_sq, stamps, st_sq, st_used):
+def generate(s, out, heads, links, nexts, st_sq, st_used):
     """Every action of the player to move, ascending, ignoring whether the game is over.
 
     Setup: the 90 arrangements; play: the moves, or :data:`PASS` alone when there is none
@@ -412,7 +430,7 @@ def generate(s, out, ws_used, ws_sq, stamps, st_sq, st_used):
     ends = np.empty(WIDTH, dtype=np.int64)
     reps = np.empty(WIDTH, dtype=np.int64)
     drops = np.empty(WIDTH, dtype=np.int64)
-    n = move_targets(s, occupancy(s), s[SIDE], starts, ends, reps, drops, ws_used, ws_sq, stamps, st_sq, st_used)
+    n = move_targets(s, occupancy(s), s[SIDE], starts, ends, reps, drops, heads, links, nexts, st_sq, st_used)
     if n == 0:
         out[0] = PASS
         return 1
@@ -426,11 +444,11 @@ def is_over(s):
 
 
 @njit
-def legal_actions(s, out, ws_used, ws_sq, stamps, st_sq, st_used):
+def legal_actions(s, out, heads, links, nexts, st_sq, st_used):
     """The legal actions, ascending, into ``out``; returns how many (0 when the game is over)."""
     if is_over(s):
         return 0
-    return generate(s, out, ws_used, ws_sq, stamps, st_sq, st_used)
+    return generate(s, out, heads, links, nexts, st_sq, st_used)
 
 
 @njit
@@ -523,7 +541,7 @@ def play(s, action, keys):
 
 
 @njit
-def perft(s, depth, ws_used, ws_sq, stamps, st_sq, st_used):
+def perft(s, depth, heads, links, nexts, st_sq, st_used):
     """Nodes at ``depth`` plies; children are distinct successor positions (Zobrist keys).
 
     Repetition is ignored; a won node above ``depth`` counts 0; setup actions are all distinct.
@@ -533,7 +551,7 @@ def perft(s, depth, ws_used, ws_sq, stamps, st_sq, st_used):
     if s[WINNER] >= 0:
         return 0
     out = np.empty(MAX_LEGAL, dtype=np.int32)
-    n = generate(s, out, ws_used, ws_sq, stamps, st_sq, st_used)
+    n = generate(s, out, heads, links, nexts, st_sq, st_used)
     if s[PHASE] != PLAY:
         if depth == 1:
             return n
@@ -541,7 +559,7 @@ def perft(s, depth, ws_used, ws_sq, stamps, st_sq, st_used):
         for i in range(n):
             t = s.copy()
             apply_action(t, out[i])
-            total += perft(t, depth - 1, ws_used, ws_sq, stamps, st_sq, st_used)
+            total += perft(t, depth - 1, heads, links, nexts, st_sq, st_used)
         return total
     key = get_key(s)
     keys = np.empty(n, dtype=np.int64)
@@ -558,7 +576,7 @@ def perft(s, depth, ws_used, ws_sq, stamps, st_sq, st_used):
         if depth > 1:
             t = s.copy()
             apply_action(t, out[i])
-            total += perft(t, depth - 1, ws_used, ws_sq, stamps, st_sq, st_used)
+            total += perft(t, depth - 1, heads, links, nexts, st_sq, st_used)
     return distinct if depth == 1 else total
 
 
@@ -573,7 +591,7 @@ def _count_key(keys, n, key):
 
 
 @njit
-def playout(s, keys, max_actions, ws_used, ws_sq, stamps, st_sq, st_used):
+def playout(s, keys, max_actions, heads, links, nexts, st_sq, st_used):
     """Uniformly random legal actions (numba's RNG) until the game ends; returns the actions played.
 
     ``keys`` holds the earlier play-phase keys (``keys[:s[NKEYS]]``); it may be replaced by
@@ -593,7 +611,7 @@ def playout(s, keys, max_actions, ws_used, ws_sq, stamps, st_sq, st_used):
         else:
             occ = occupancy(s)
             side = s[SIDE]
-            n = move_targets(s, occ, side, starts, ends, reps, drops, ws_used, ws_sq, stamps, st_sq, st_used)
+            n = move_targets(s, occ, side, starts, ends, reps, drops, heads, links, nexts, st_sq, st_used)
             if n == 0:
                 apply_action(s, PASS)
             else:
@@ -630,7 +648,7 @@ def playout(s, keys, max_actions, ws_used, ws_sq, stamps, st_sq, st_used):
 
 
 @njit
-def playouts(s, keys, count, seed_value, max_actions, winners, reasons, lengths, ws_used, ws_sq, stamps, st_sq, st_used):
+def playouts(s, keys, count, seed_value, max_actions, winners, reasons, lengths, heads, links, nexts, st_sq, st_used):
     """``count`` random playouts from ``s`` (with its earlier keys ``keys[:s[NKEYS]]``).
 
     Fills ``winners[count]`` (-1 draw or unfinished, 0 South, 1 North), ``reasons[count]``
@@ -643,7 +661,7 @@ def playouts(s, keys, count, seed_value, max_actions, winners, reasons, lengths,
     for i in range(count):
         t = s.copy()
         buf[:n0] = keys[:n0]
-        played, buf = playout(t, buf, max_actions, ws_used, ws_sq, stamps, st_sq, st_used)
+        played, buf = playout(t, buf, max_actions, heads, links, nexts, st_sq, st_used)
         lengths[i] = played
         if t[WINNER] >= 0:
             winners[i] = t[WINNER]
@@ -876,7 +894,7 @@ def steps(occ, cur, rem, used, goal_row, sqs, useds):
 
 
 @njit
-def can_finish(s, start, cur, rem, used, ws_used, ws_sq, stamps, st_sq, st_used):
+def can_finish(s, start, cur, rem, used, heads, links, nexts, st_sq, st_used):
     """True if the walk of the piece lifted from ``start``, standing on ``cur`` with ``rem``
     steps of its segment left and links ``used``, can still end as a legal move (an empty
     square, the goal, or a replace with a drop square)."""
@@ -884,7 +902,7 @@ def can_finish(s, start, cur, rem, used, ws_used, ws_sq, stamps, st_sq, st_used)
     s[start] = 0
     occ = occupancy(s)
     goal_row = WIDTH - 1 if s[SIDE] == 0 else 0
-    e, p = search(s, occ, cur, rem, used, goal_row, ws_used, ws_sq, stamps, st_sq, st_used)
+    e, p = search(s, occ, cur, rem, used, goal_row, heads, links, nexts, st_sq, st_used)
     ok = e != 0 or (p != 0 and s[REPLACE] != 0 and drop_mask(occ, s[SIDE]) != 0)
     s[start] = v
     return ok
