@@ -287,7 +287,8 @@ def search(board, occ, cur, rem, used, goal_row, heads, links, nexts, st_sq, st_
     """Every place a move can end from a point of its walk (*A move* 3–5).
 
     The walk stands on ``cur`` with ``rem`` steps of the current segment left and the
-    links ``used``; ``board``/``occ`` have the mover lifted. Returns ``(ends, reps)``:
+    links ``used``; ``occ`` (occupied squares) has the mover lifted, ``board`` (rings per
+    square) is read only on occupied squares. Returns ``(ends, reps)``:
     ``ends`` the empty squares where it can end (bit :data:`GOAL` for the opponent's goal,
     reachable only with exactly one step left from ``goal_row``), ``reps`` the occupied
     squares where a segment can end (replace there, or bounce on). Bounces are followed
@@ -373,10 +374,8 @@ def move_targets(s, occ, side, starts, ends, reps, drops, heads, links, nexts, s
             v = s[sq]
             if v == 0:
                 continue
-            lifted = occ & ~(np.int64(1) << sq)
-            s[sq] = 0
+            lifted = occ & ~(np.int64(1) << sq)  # the piece is lifted; s itself is never written
             e, p = search(s, lifted, sq, v, 0, goal_row, heads, links, nexts, st_sq, st_used)
-            s[sq] = v
             d = np.int64(0)
             if p != 0 and replace:
                 d = drop_mask(lifted, side)

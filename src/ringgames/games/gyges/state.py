@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...kernel_state import KernelState
 from ...protocol import TERMINAL, Game, IllegalActionError, NotationError, Outcome, State
 from . import kernel as K
 from .board import (
@@ -51,7 +52,7 @@ def _legal_kernel(s, out) -> int:
     return K.legal_actions(s, out, *K.workspace())
 
 
-class GygesState(State):
+class GygesState(KernelState):
     """A Gygès position with its history. Build it with :class:`GygesGame`.
 
     ``self.s`` is the kernel's state array (read it, do not write it: after an undo it
@@ -59,11 +60,11 @@ class GygesState(State):
     keys of the play-phase positions so far, for the repetition rule.
     """
 
-    __slots__ = ("game", "s", "_keys", "_history", "_undo", "_resigned", "_agreed", "_start", "_buf")
+    __slots__ = ("_keys",)
+    max_legal = K.MAX_LEGAL
 
     def __init__(self, game: "GygesGame", board=None, side: int = 0, phase: int = SETUP_SOUTH, start: str | None = None):
-        self.game = game
-        s = self.s = K.new_state(game.variant != "beginner")
+        s = K.new_state(game.variant != "beginner")
         if board is not None:
             s[:NSQ] = board
         s[K.SIDE] = side
@@ -71,12 +72,22 @@ class GygesState(State):
         K.set_key(s, K.board_key(s))
         self._keys = np.zeros(64, dtype=np.int64)
         K.note_position(s, self._keys)  # the start of the play phase counts for repetition
-        self._history: list[int] = []
-        self._undo: list[np.ndarray] = []
-        self._resigned: list[int] = []
-        self._agreed = False
-        self._start = start
-        self._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
+        self._init_kernel_state(game, s, start)
+
+    # -- the kernel (legal actions, apply/undo, clone, perft: KernelState) ----
+    def _kernel_legal(self, s, out) -> int:
+        return _legal_kernel(s, out)
+
+    def _kernel_apply(self, s, action: int) -> None:
+        if s[K.NKEYS] >= len(self._keys):
+            self._keys = np.concatenate([self._keys, np.zeros(len(self._keys), dtype=np.int64)])
+        K.play(s, action, self._keys)
+
+    def _kernel_perft(self, s, depth: int) -> int:
+        return K.perft(s, depth, *K.workspace())
+
+    def _clone_into(self, c: "GygesState") -> None:
+        c._keys = self._keys.copy()
 
     # -- small views of the array ------------------------------------------
     @property
@@ -101,10 +112,6 @@ class GygesState(State):
         return int(self.s[K.REPS])
 
     # -- protocol --------------------------------------------------------
-    @property
-    def history(self) -> list[int]:
-        return self._history
-
     def current_player(self) -> int:
         if self.outcome() is not None:
             return TERMINAL
@@ -117,38 +124,6 @@ class GygesState(State):
         if s[K.PHASE] == PLAY and s[K.REPS] >= 3:
             return Outcome((), "repetition")
         return None
-
-    def legal_actions(self) -> list[int]:
-        if self._agreed or self._resigned:
-            return []
-        n = _legal_kernel(self.s, self._buf)
-        return self._buf[:n].tolist()
-
-    def apply_action(self, action: int) -> None:
-        # the current array becomes the undo record and is never written again (clones share it)
-        self._undo.append(self.s)
-        s = self.s = self.s.copy()
-        if s[K.NKEYS] >= len(self._keys):
-            self._keys = np.concatenate([self._keys, np.zeros(len(self._keys), dtype=np.int64)])
-        K.play(s, action, self._keys)
-        self._history.append(action)
-
-    def _undo_action(self, action: int) -> None:
-        self._history.pop()
-        self.s = self._undo.pop()
-
-    def clone(self) -> "GygesState":
-        c = GygesState.__new__(GygesState)
-        c.game = self.game
-        c.s = self.s.copy()
-        c._keys = self._keys.copy()
-        c._history = self._history[:]
-        c._undo = self._undo[:]  # undo records are never mutated
-        c._resigned = self._resigned[:]
-        c._agreed = self._agreed
-        c._start = self._start
-        c._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
-        return c
 
     def position(self) -> str:
         return format_position(self.s[:NSQ].tolist(), int(self.s[K.SIDE]))
@@ -315,11 +290,7 @@ class GygesState(State):
     def perft(self, depth: int) -> int:
         """Nodes at ``depth`` plies, in the kernel; children are distinct successor positions;
         repetition is ignored (resignations and agreed draws end the tree)."""
-        if depth == 0:
-            return 1
-        if self._agreed or self._resigned:
-            return 0
-        return int(K.perft(self.s.copy(), depth, *K.workspace()))
+        return super().perft(depth)
 
     # -- batched playouts ----------------------------------------------------
     def random_playouts(self, count: int, seed: int = 0, max_actions: int = 1_000_000) -> dict[str, np.ndarray]:

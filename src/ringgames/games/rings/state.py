@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...protocol import TERMINAL, Game, NotationError, Outcome, State
+from ...kernel_state import KernelState
+from ...protocol import TERMINAL, Game, NotationError, Outcome
 from . import kernel as K
 from .board import CIRCLE_NAMES, LETTERS, NUM_CIRCLES, NUM_POINTS, POINT_COORDS
 from .board import CIRCLE_POINTS as _CP
@@ -101,26 +102,20 @@ class RingsGame(Game):
         return self.new_initial_state(), 3
 
 
-class RingsState(State):
+class RingsState(KernelState):
     """A RINGS position with its history; the rules run in :mod:`.kernel`.
 
     ``self.s`` is the kernel's state array (read it, do not write it: after an undo
     it is shared with the undo records of clones).
     """
 
-    __slots__ = ("game", "s", "_n", "_history", "_undo", "_resigned", "_start_resigned", "_agreed", "_start", "_buf")
+    __slots__ = ("_n", "_start_resigned")
+    max_legal = K.MAX_LEGAL
 
     def __init__(self, game: RingsGame, owner=None, start_resigned=()):
-        self.game = game
         self._n = n = game.num_players
-        self.s = K.new_state(n)
-        self._history: list[int] = []
-        self._resigned: list[int] = []
-        self._agreed = False
+        self._init_kernel_state(game, K.new_state(n))  # undo records: array copies, for resignations too
         self._start_resigned: list[int] = list(start_resigned)
-        self._start: str | None = None
-        self._undo: list[np.ndarray] = []  # array copies, for actions and resignations alike
-        self._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
         if owner is not None or start_resigned:
             if owner is not None:
                 self.s[K.OWNER : K.OWNER + NUM_POINTS] = owner
@@ -143,10 +138,23 @@ class RingsState(State):
     def _over(self) -> bool:
         return self._agreed or bool(K.is_over(self.s))
 
-    # -- protocol ----------------------------------------------------------
-    @property
-    def history(self) -> list[int]:
-        return self._history
+    # -- protocol (legal actions, apply/undo, clone, perft: KernelState) ------
+    def _kernel_legal(self, s, out) -> int:
+        return K.legal_actions(s, out)
+
+    def _kernel_apply(self, s, action: int) -> None:
+        K.apply_action(s, action)
+
+    def _kernel_perft(self, s, depth: int) -> int:
+        return K.perft(s, depth)
+
+    def _ended_by_players(self) -> bool:
+        # a resignation does not end a RINGS game while two or more seats remain (the kernel knows)
+        return self._agreed
+
+    def _clone_into(self, c: "RingsState") -> None:
+        c._n = self._n
+        c._start_resigned = self._start_resigned[:]
 
     def active_players(self) -> list[int]:
         out = self._out()
@@ -158,48 +166,10 @@ class RingsState(State):
     def current_player(self) -> int:
         return TERMINAL if self._over() else int(self.s[K.MOVER])
 
-    def legal_actions(self) -> list[int]:
-        if self._agreed:
-            return []
-        k = K.legal_actions(self.s, self._buf)
-        return self._buf[:k].tolist()
-
-    def apply_action(self, action: int) -> None:
-        # the current array becomes the undo record and is never written again
-        # (clones share undo records); the move is played on a copy
-        self._undo.append(self.s)
-        self.s = self.s.copy()
-        self._history.append(action)
-        K.apply_action(self.s, action)
-
-    def _undo_action(self, action: int) -> None:
-        self._history.pop()
-        self.s = self._undo.pop()
-
-    def clone(self) -> "RingsState":
-        c = RingsState.__new__(RingsState)
-        c.game = self.game
-        c._n = self._n
-        c.s = self.s.copy()
-        c._history = self._history[:]
-        c._undo = self._undo[:]  # undo records are never mutated
-        c._resigned = self._resigned[:]
-        c._start_resigned = self._start_resigned[:]
-        c._agreed = self._agreed
-        c._start = self._start
-        c._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
-        return c
-
     def hash_key(self) -> int:
         """A 64-bit key of the position (owners, mover, phase, passes, seats in play)."""
         s = self.s
         return hash(s[K.OWNER : K.OWNER + NUM_POINTS].tobytes() + s[K.ACTIVE : K.SIZE].tobytes())
-
-    def perft(self, depth: int) -> int:
-        """perft in the compiled kernel (an agreed draw ends the tree)."""
-        if self._agreed:
-            return 1 if depth == 0 else 0
-        return int(K.perft(self.s, depth))
 
     def _rules_outcome(self) -> Outcome | None:
         act = self.active_players()

@@ -22,7 +22,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...protocol import TERMINAL, Game, NotationError, Outcome, State
+from ...kernel_state import KernelState
+from ...protocol import TERMINAL, Game, NotationError, Outcome
 from . import kernel as K
 from .board import BETWEEN, NUM_POINTS, POINT_NAMES, SYMMETRIES, WINDOW_ID, WINDOWS, window_of
 from .kernel import MOVE, NUM_ACTIONS, PASS, PLACE, RING, ROW
@@ -123,24 +124,27 @@ class YinshGame(Game):
         return s, 3
 
 
-class YinshState(State):
+class YinshState(KernelState):
     """A YINSH position with its history. Seats: 0 = White, 1 = Black.
 
     The position lives in one int32 array (``self.s``, layout in :mod:`.kernel`);
     the rules run in the compiled kernel. Undo records are copies of that array.
     """
 
-    __slots__ = ("game", "s", "_history", "_undo", "_resigned", "_agreed", "_start", "_buf")
+    __slots__ = ()
+    max_legal = K.MAX_LEGAL
 
     def __init__(self, game: YinshGame):
-        self.game = game
-        self.s = K.new_state(game.rings_to_win)
-        self._history: list[int] = []
-        self._undo: list[np.ndarray] = []
-        self._resigned: list[int] = []
-        self._agreed = False
-        self._start = None
-        self._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
+        self._init_kernel_state(game, K.new_state(game.rings_to_win))
+
+    def _kernel_legal(self, s, out) -> int:
+        return K.legal_actions(s, out)
+
+    def _kernel_apply(self, s, action: int) -> None:
+        K.apply_action(s, action)
+
+    def _kernel_perft(self, s, depth: int) -> int:
+        return K.perft(s, depth)
 
     # -- read-only views of the position ---------------------------------
     @property
@@ -200,11 +204,7 @@ class YinshState(State):
         b = self.s
         return [w for w, pts in enumerate(WINDOWS) if all(b[q] == colour for q in pts)]
 
-    # -- protocol --------------------------------------------------------
-    @property
-    def history(self) -> list[int]:
-        return self._history
-
+    # -- protocol (legal actions, apply/undo, clone, perft: KernelState) --
     def current_player(self) -> int:
         if self.s[K.WINNER] != K.ONGOING or self._agreed or self._resigned:
             return TERMINAL
@@ -216,44 +216,9 @@ class YinshState(State):
             return None
         return Outcome(() if w == K.DRAW else (int(w),), K.REASON_NAMES[self.s[K.REASON]])
 
-    def legal_actions(self) -> list[int]:
-        if self._agreed or self._resigned:
-            return []
-        n = K.legal_actions(self.s, self._buf)
-        return self._buf[:n].tolist()
-
-    def apply_action(self, action: int) -> None:
-        # the current array becomes the undo record and is never written again (clones share it)
-        self._undo.append(self.s)
-        self.s = self.s.copy()
-        self._history.append(action)
-        K.apply_action(self.s, action)
-
-    def _undo_action(self, action: int) -> None:
-        self._history.pop()
-        self.s = self._undo.pop()
-
-    def clone(self) -> "YinshState":
-        c = YinshState.__new__(YinshState)
-        c.game = self.game
-        c.s = self.s.copy()
-        c._history = self._history[:]
-        c._undo = self._undo[:]  # undo records are never mutated
-        c._resigned = self._resigned[:]
-        c._agreed = self._agreed
-        c._start = self._start
-        c._buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
-        return c
-
     def hash_key(self) -> int:
         """A 64-bit key of the position array (equal positions, equal keys)."""
         return hash(self.s.tobytes())
-
-    def perft(self, depth: int) -> int:
-        """perft in the compiled kernel (resignations and agreed draws end the tree)."""
-        if self._agreed or self._resigned:
-            return 1 if depth == 0 else 0
-        return int(K.perft(self.s, depth))
 
     # -- notation --------------------------------------------------------
     def action_to_string(self, action: int) -> str:
