@@ -67,12 +67,13 @@ class Node:
         s[K.PHASE] = K.PLAY
         return s
 
-    def lifted_occupancy(self) -> int:
+    def lifted_occupancy(self) -> np.int64:
+        """The occupied squares with the mover lifted, as the kernel's int64 bit mask."""
         occ = 0
         for i, v in enumerate(self.board):
             if v and i != self.start:
                 occ |= 1 << i
-        return occ
+        return np.int64(occ)
 
 
 def root(state) -> Node:
@@ -96,7 +97,7 @@ def _finishable(node: Node) -> bool:
         return bool(_drops(node))
     if node.phase == LAND:
         return (node.replace and bool(_drops(node))) or _finishable(_replace(node, phase=STEP, rem=node.board[node.cur]))
-    return bool(K.can_finish(node.array(), node.start, node.cur, node.rem, node.used, *K.workspace()))
+    return bool(K.can_finish(node.array(), node.start, node.cur, node.rem, np.int64(node.used), *K.workspace()))
 
 
 def _raw_options(node: Node) -> list[tuple[int, int]]:
@@ -104,7 +105,7 @@ def _raw_options(node: Node) -> list[tuple[int, int]]:
     if node.phase == STEP:
         sqs = np.empty(8, dtype=np.int32)
         useds = np.empty(8, dtype=np.int64)
-        n = K.steps(node.lifted_occupancy(), node.cur, node.rem, node.used, _goal_row(node), sqs, useds)
+        n = K.steps(node.lifted_occupancy(), node.cur, node.rem, np.int64(node.used), _goal_row(node), sqs, useds)
         return [(int(sqs[i]), int(useds[i])) for i in range(n)]
     if node.phase == LAND:
         out = [(BOUNCE, node.used)]
