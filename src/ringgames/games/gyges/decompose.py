@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import kernel as K
-from .board import GOAL, NSQ
+from .board import GOAL, NO_DROP, NSQ, PASS, encode_move
 
 BOUNCE, REPLACE, PASS_OPTION = 37, 38, 39
 PIECE, STEP, LAND, DROP, DONE = "piece", "step", "land", "drop", "done"
@@ -52,12 +52,6 @@ class Node:
     end: int = -1  # landing square in LAND/DROP, GOAL or the end square when DONE
     drop: int = -1
     passed: bool = False
-
-    def lifted(self) -> list[int]:
-        b = list(self.board)
-        if self.start >= 0:
-            b[self.start] = 0
-        return b
 
     def array(self) -> np.ndarray:
         """The position as a kernel state array (mover not lifted)."""
@@ -168,17 +162,16 @@ def advance(node: Node, option: int) -> Node:
 
 
 def result(node: Node) -> tuple[tuple, int]:
-    """``(board, side to move)`` after the finished move at a DONE node (a win leaves the piece off the board)."""
+    """``(board, side to move)`` after the finished move at a DONE node, played by the kernel
+    (a win leaves the piece off the board)."""
     assert node.phase == DONE
     if node.passed:
-        return node.board, 1 - node.side
-    b = node.lifted()
-    if node.end != GOAL:
-        displaced = b[node.end]
-        b[node.end] = node.board[node.start]
-        if node.drop >= 0:
-            b[node.drop] = displaced
-    return tuple(b), 1 - node.side
+        action = PASS
+    else:
+        action = encode_move(node.start, node.end, NO_DROP if node.drop < 0 else node.drop)
+    s = node.array()
+    K.apply_action(s, action)
+    return tuple(s[:NSQ].tolist()), int(s[K.SIDE])
 
 
 def successor_positions(state) -> set[tuple[tuple, int]]:
