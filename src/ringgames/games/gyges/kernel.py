@@ -30,10 +30,11 @@ of the piece it last landed on; every step but the last of a segment enters an
 empty square; no link is used twice in the whole move. The 60 links are bits of
 an ``int64`` (``used``). Every one-segment walk of 1, 2 or 3 steps from each
 square is precomputed (:data:`P_END`, :data:`P_LINKS`, :data:`P_MID`: end square,
-link mask, mask of the squares that must be empty), so a segment is a loop over
-at most 36 table rows with two mask tests. The search keeps a stack of bounce
-states ``(square, used)`` and visits each once (an open-addressing hash set with
-generation stamps, so nothing is cleared between searches). Per start square it
+link mask, mask of the squares that must be empty; packed into :data:`WALKS` for
+the hot loop), so a segment is a branch-free pass over at most 36 table rows with
+two mask tests. The search keeps a stack of bounce states ``(square, used)`` and
+records them per square; a state is searched only if no recorded state on its
+square used a subset of its links (which reaches everything it reaches). Per start square it
 yields three bit masks: ``ends`` (empty end squares, bit 36 = the goal), ``reps``
 (occupied squares where a replace may happen) and ``drops`` (where the displaced
 piece may go: it depends only on the start square). Actions are written from the
@@ -131,13 +132,18 @@ def _walks():
 #: the end square, the links and the squares before the end (which must be empty) of the
 #: i-th walk of k steps from sq.
 P_END, P_LINKS, P_MID, P_COUNT = _walks()
-#: The walk tables flat, for the hot loop: walk i of (k, sq) is row ``(k * 36 + sq) * 36 + i``;
-#: ``F_BIT`` is the bit of its end square.
-F_LINKS = P_LINKS.reshape(-1).copy()
-F_MID = P_MID.reshape(-1).copy()
-F_END = P_END.reshape(-1).copy()
-F_BIT = np.where(F_END >= 0, np.left_shift(np.int64(1), np.maximum(F_END, 0).astype(np.int64)), 0).astype(np.int64)
-
+#: The walks packed for the hot loop (24 KB, so they stay in the L1 cache): walk j of (k, sq) is
+#: row ``W_START[k, sq] + j`` of ``WALKS``; column 0 holds its links, column 1 the squares it
+#: passes (bits 0..35, which must be empty) and its end square (bits 40..45).
+W_START = np.zeros((4, NSQ), dtype=np.int32)
+_rows = []
+for _k in range(4):
+    for _s in range(NSQ):
+        W_START[_k, _s] = len(_rows)
+        for _j in range(P_COUNT[_k, _s]):
+            _rows.append((int(P_LINKS[_k, _s, _j]), int(P_MID[_k, _s, _j]) | (int(P_END[_k, _s, _j]) << 40)))
+WALKS = np.array(_rows, dtype=np.int64).reshape(-1, 2)
+del _rows, _k, _s, _j
 
 def _goal_walks():
     """The walks of k = 1, 2 steps into each side's goal row (where one more step enters the goal)."""
@@ -322,10 +328,11 @@ def search(board, occ, cur, rem, used, goal_row, heads, links, nexts, st_sq, st_
         # walks that land on a piece (listed in st_sq[HITS:]) for the bounces
         reach = np.int64(0)
         nh = HITS
-        base = (rem * NSQ + cur) * 36
-        for i in range(base, base + P_COUNT[rem, cur]):
-            ok = np.int64(((used & F_LINKS[i]) | (occ & F_MID[i])) == 0)
-            eb = F_BIT[i]
+        w0 = W_START[rem, cur]
+        for i in range(w0, w0 + P_COUNT[rem, cur]):
+            w = WALKS[i, 1]
+            ok = np.int64(((used & WALKS[i, 0]) | (occ & w)) == 0)
+            eb = np.int64(1) << (w >> 40)
             reach |= eb & -ok
             st_sq[nh] = i
             nh += ok & np.int64((occ & eb) != 0)
@@ -333,8 +340,8 @@ def search(board, occ, cur, rem, used, goal_row, heads, links, nexts, st_sq, st_
         reps |= reach & occ
         for h in range(HITS, nh):
             i = st_sq[h]
-            e = F_END[i]
-            u = used | F_LINKS[i]
+            e = WALKS[i, 1] >> 40
+            u = used | WALKS[i, 0]
             j = heads[e]
             while j >= 0 and (links[j] & ~u) != 0:
                 j = nexts[j]
