@@ -1,6 +1,7 @@
 """Load benchmark (not a test): N concurrent games played over WebSockets on loopback.
 
-Each game has two clients, one per seat, each on its own WebSocket; the client
+Each game has two clients, one per seat, each on its own WebSocket; a table that
+finishes its game starts another, so N games are in play for the whole run. The client
 to move sends a random legal action and waits for the broadcast of the new
 state. Prints moves/s and the p50/p99 latency (send → own broadcast), then
 checks against the HTTP API that no move was lost or duplicated.
@@ -37,6 +38,7 @@ def _get(url: str) -> dict:
 
 
 async def play_game(base: str, game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0) -> tuple[str, int]:
+    """One game, two seats on two WebSockets, until it ends or ``deadline``; returns (id, moves sent)."""
     d = await asyncio.to_thread(_post, f"{base}/api/games", {"game": game, "seats": [{"kind": "me"}, {"kind": "invite"}]})
     gid = d["id"]
     toks = [d["tokens"]["0"], d["invites"]["1"].split("token=")[1]]
@@ -80,14 +82,23 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
     return gid, sent
 
 
+async def play_games(base: str, game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0) -> list[tuple[str, int]]:
+    """Game after game at one table until ``deadline``, so that the load stays at N games throughout."""
+    out = [await play_game(base, game, deadline, rng, lat, seen, think)]
+    while time.perf_counter() < deadline:
+        out.append(await play_game(base, game, deadline, rng, lat, seen, think))
+    return out
+
+
 async def run(base: str, games: int, seconds: float, game: str, seed: int, think: float = 0.0) -> dict:
     lat: list[float] = []
     seen: dict = {}
     rng = random.Random(seed)
     deadline = time.perf_counter() + seconds
     t0 = time.perf_counter()
-    results = await asyncio.gather(*(play_game(base, game, deadline, random.Random(rng.random()), lat, seen, think) for _ in range(games)))
+    tables = await asyncio.gather(*(play_games(base, game, deadline, random.Random(rng.random()), lat, seen, think) for _ in range(games)))
     wall = time.perf_counter() - t0
+    results = [r for table in tables for r in table]
     lost = dup = 0
     for gid, sent in results:
         s = await asyncio.to_thread(_get, f"{base}/api/games/{gid}")
@@ -95,12 +106,14 @@ async def run(base: str, games: int, seconds: float, game: str, seed: int, think
         if len(plies) != sent or plies != list(range(sent)):
             lost += max(0, sent - len(plies))
             dup += max(0, len(plies) - sent)
+            if len(plies) == sent:  # same count, wrong plies: count it as a loss and a duplicate
+                lost, dup = lost + 1, dup + 1
         for ps in seen[gid]:
             if len(ps) != len(set(ps)) or ps != sorted(ps):
                 dup += 1
     lat.sort()
     q = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
-    return {"games": games, "moves": len(lat), "seconds": round(wall, 2), "moves_per_s": round(len(lat) / wall, 1),
+    return {"games": games, "played": len(results), "moves": len(lat), "seconds": round(wall, 2), "moves_per_s": round(len(lat) / wall, 1),
             "p50_ms": round(q(0.50), 1), "p99_ms": round(q(0.99), 1), "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
             "lost": lost, "duplicated": dup}
 
@@ -122,7 +135,7 @@ def main(argv=None) -> None:
             db = args.db or f"sqlite:///{Path(d) / 'bench.sqlite3'}"
             with ServerProcess(db) as srv:
                 res = asyncio.run(run(srv.url, args.games, args.seconds, args.game, args.seed, args.think))
-    print(f"{res['games']} concurrent {args.game} games over WebSockets (think {args.think} s): {res['moves']} moves in {res['seconds']} s = "
+    print(f"{res['games']} concurrent {args.game} games over WebSockets (think {args.think} s, {res['played']} games played): {res['moves']} moves in {res['seconds']} s = "
           f"{res['moves_per_s']} moves/s; latency p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms; "
           f"lost {res['lost']}, duplicated {res['duplicated']}")
     print(json.dumps(res))
