@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import tempfile
@@ -21,9 +22,19 @@ import time
 import urllib.request
 from pathlib import Path
 
+import orjson
 import websockets
 
 from .testing import ServerProcess
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid`` so far (Linux /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _post(url: str, body: dict) -> dict:
@@ -44,7 +55,7 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
     toks = [d["tokens"]["0"], d["invites"]["1"].split("token=")[1]]
     ws_base = base.replace("http", "ws", 1)
     socks = [await websockets.connect(f"{ws_base}/ws/games/{gid}?token={t}", max_size=2**22) for t in toks]
-    states = [json.loads(await s.recv())["state"] for s in socks]
+    states = [orjson.loads(await s.recv())["state"] for s in socks]
     plies_seen = [[], []]
     sent = 0
     try:
@@ -59,7 +70,7 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
             await socks[p].send(json.dumps({"type": "action", "action": action, "ply": ply}))
             sent += 1
             while True:
-                m = json.loads(await socks[p].recv())
+                m = orjson.loads(await socks[p].recv())
                 if m["type"] == "error":
                     raise RuntimeError(f"game {gid}: {m}")
                 if m["type"] == "state":
@@ -70,7 +81,7 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
             st = m["state"]
             # the other seat must see the same broadcast
             while True:
-                m2 = json.loads(await socks[1 - p].recv())
+                m2 = orjson.loads(await socks[1 - p].recv())
                 if m2["type"] == "state":
                     plies_seen[1 - p].append(m2["state"]["ply"])
                     if m2["state"]["ply"] == ply + 1:
@@ -128,16 +139,24 @@ def main(argv=None) -> None:
     ap.add_argument("--url", default=None, help="a running server (default: start one on a temporary SQLite file)")
     ap.add_argument("--db", default=None, help="database URL for the server started here")
     args = ap.parse_args(argv)
+    me0 = time.process_time()
     if args.url:
         res = asyncio.run(run(args.url.rstrip("/"), args.games, args.seconds, args.game, args.seed, args.think))
     else:
         with tempfile.TemporaryDirectory() as d:
             db = args.db or f"sqlite:///{Path(d) / 'bench.sqlite3'}"
             with ServerProcess(db) as srv:
+                cpu0 = _cpu_seconds(srv.proc.pid)
                 res = asyncio.run(run(srv.url, args.games, args.seconds, args.game, args.seed, args.think))
+                cpu1 = _cpu_seconds(srv.proc.pid)
+            if cpu0 is not None and cpu1 is not None and res["moves"]:  # includes the final checks, a slight overestimate
+                res["server_cpu_ms_per_move"] = round((cpu1 - cpu0) * 1000 / res["moves"], 3)
+    if res["moves"]:
+        res["client_cpu_ms_per_move"] = round((time.process_time() - me0) * 1000 / res["moves"], 3)
     print(f"{res['games']} concurrent {args.game} games over WebSockets (think {args.think} s, {res['played']} games played): {res['moves']} moves in {res['seconds']} s = "
           f"{res['moves_per_s']} moves/s; latency p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms; "
-          f"lost {res['lost']}, duplicated {res['duplicated']}")
+          f"lost {res['lost']}, duplicated {res['duplicated']}; CPU per move: server {res.get('server_cpu_ms_per_move', '?')} ms, "
+          f"load generator {res.get('client_cpu_ms_per_move', '?')} ms")
     print(json.dumps(res))
 
 

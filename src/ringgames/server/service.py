@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import json
 import logging
 import multiprocessing
 import random
@@ -21,6 +20,7 @@ from typing import Any
 
 from datetime import datetime, timezone
 
+import orjson
 from sqlalchemy import bindparam, insert, select, update
 
 from .. import load_game
@@ -611,7 +611,7 @@ class Hub:
         """Queue ``msg`` (encoded once) for every WebSocket of the room."""
         if not room.listeners:
             return
-        msg = json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+        msg = orjson.dumps(msg).decode()
         for q in list(room.listeners):
             try:
                 q.put_nowait(msg)
