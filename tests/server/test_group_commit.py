@@ -45,3 +45,29 @@ def test_concurrent_moves_are_batched_and_all_committed(tmp_path, monkeypatch):
             await hub.stop()
 
     asyncio.run(main())
+
+
+def test_a_cancelled_caller_does_not_leave_memory_behind_the_database(tmp_path, monkeypatch):
+    import time
+
+    async def main():
+        hub = Hub(f"sqlite:///{tmp_path / 'c.sqlite3'}", ai_workers=1, ai_delay=0)
+        await hub.start()
+        write = hub._write_moves
+        monkeypatch.setattr(hub, "_write_moves", lambda b: (time.sleep(0.3), write(b))[1])  # a slow disk
+        try:
+            room, mine = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "me"}])
+            toks = list(mine.values())
+            task = asyncio.ensure_future(hub.act(room.id, "e5", toks, 0))
+            await asyncio.sleep(0.1)  # the move is being written
+            task.cancel()
+            await asyncio.sleep(0.5)  # the write finishes
+            with hub.Session() as s:
+                stored = s.scalar(select(func.count()).select_from(MoveRow).where(MoveRow.game_id == room.id))
+            assert stored == 1 and len(room.state.history) == 1 and room.texts == ["e5"] and room.row.ply == 1
+            await hub.act(room.id, room.state.legal_actions()[0], toks, 1)  # and the game goes on
+            assert len(room.state.history) == 2
+        finally:
+            await hub.stop()
+
+    asyncio.run(main())

@@ -360,13 +360,19 @@ class Hub:
         st.undo_action()
         values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": []}
         move = {"game_id": room.id, "ply": ply, "action": a, "text": text, "seat": p, "created": _utcnow()}
-        await self._store_move(room.id, values, move)
-        apply()
-        for k, v in values.items():
-            setattr(room.row, k, v)
-        room.texts.append(text)
-        room.seats_of.append(p)
-        await self.broadcast(room)
+
+        async def store_then_apply() -> None:
+            await self._store_move(room.id, values, move)
+            apply()
+            for k, v in values.items():
+                setattr(room.row, k, v)
+            room.texts.append(text)
+            room.seats_of.append(p)
+            await self.broadcast(room)
+
+        # shielded: if the caller goes away (cancelled) while the move is being written, the move
+        # may still commit, and memory must then follow the database
+        await asyncio.shield(store_then_apply())
 
     # -- group commit ------------------------------------------------------
     async def _store_move(self, gid: str, values: dict, move: dict) -> None:
