@@ -466,7 +466,10 @@ def bench(game, as_json, seconds, startup):
 @click.option("--db", "db_url", default=None, help="Database URL (default: an SQLite file; postgresql://... works too).")
 @click.option("--ai-workers", default=2, show_default=True, type=int, help="Processes for computer moves.")
 @click.option("--ai-delay", default=0.3, show_default=True, type=float, help="Least seconds between two computer actions (so people can follow).")
-def serve(host, port, db_url, ai_workers, ai_delay):
+@click.option("--ws-compression/--no-ws-compression", default=False, show_default=True,
+              help="Compress WebSocket messages (permessage-deflate): less traffic for far-away players, "
+                   "more server CPU per move and per watcher.")
+def serve(host, port, db_url, ai_workers, ai_delay, ws_compression):
     """Run the play site (lobby, games, archive, JSON API at /docs)."""
     import uvicorn
 
@@ -479,7 +482,8 @@ def serve(host, port, db_url, ai_workers, ai_delay):
     else:
         click.echo(f"database: {url.split('@')[-1]}")
     click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
-    uvicorn.run(create_app(url, ai_workers=ai_workers, ai_delay=ai_delay), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(url, ai_workers=ai_workers, ai_delay=ai_delay), host=host, port=port, log_level="warning",
+                ws_per_message_deflate=ws_compression)
 
 
 @main.command("import")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -16,6 +17,17 @@ from . import api, live
 from .service import ApiError, Hub
 
 STATIC = Path(__file__).parent / "static"
+#: where /docs gets Swagger UI's script and style: the ``swagger-ui-bundle`` package, so the
+#: page works without any CDN (ReDoc, which only exists on a CDN, is switched off).
+DOCS_ASSETS = "/static-docs"
+
+
+def swagger_ui_dir() -> Path:
+    try:
+        import swagger_ui_bundle
+    except ImportError as exc:  # a runtime dependency (pyproject.toml); say which one is missing
+        raise RuntimeError("the API docs page needs the swagger-ui-bundle package: pip install 'swagger-ui-bundle>=1.1,<2'") from exc
+    return Path(swagger_ui_bundle.swagger_ui_path)
 
 
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> FastAPI:
@@ -30,6 +42,7 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> Fa
             await hub.stop()
 
     app = FastAPI(title="ringgames", version="0.1.0", lifespan=lifespan,
+                  docs_url=None, redoc_url=None,
                   description="Play YINSH, Gygès and RINGS: games, seats, actions, draws, records.")
     app.state.hub = hub
 
@@ -46,6 +59,19 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> Fa
     app.include_router(api.router)
     app.include_router(live.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.mount(DOCS_ASSETS, StaticFiles(directory=swagger_ui_dir()), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs():
+        return get_swagger_ui_html(openapi_url=app.openapi_url, title=f"{app.title} API",
+                                   swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
+                                   swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
+                                   swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",
+                                   oauth2_redirect_url="/docs/oauth2-redirect")
+
+    @app.get("/docs/oauth2-redirect", include_in_schema=False)
+    async def docs_redirect():
+        return get_swagger_ui_oauth2_redirect_html()
 
     def page(name: str):
         return FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})

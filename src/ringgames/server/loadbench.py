@@ -1,6 +1,7 @@
 """Load benchmark (not a test): N concurrent games played over WebSockets on loopback.
 
-Each game has two clients, one per seat, each on its own WebSocket; the client
+Each game has two clients, one per seat, each on its own WebSocket; a table that
+finishes its game starts another, so N games are in play for the whole run. The client
 to move sends a random legal action and waits for the broadcast of the new
 state. Prints moves/s and the p50/p99 latency (send → own broadcast), then
 checks against the HTTP API that no move was lost or duplicated.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import statistics
 import tempfile
@@ -20,9 +22,19 @@ import time
 import urllib.request
 from pathlib import Path
 
+import orjson
 import websockets
 
 from .testing import ServerProcess
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of process ``pid`` so far (Linux /proc; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _post(url: str, body: dict) -> dict:
@@ -37,12 +49,13 @@ def _get(url: str) -> dict:
 
 
 async def play_game(base: str, game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0) -> tuple[str, int]:
+    """One game, two seats on two WebSockets, until it ends or ``deadline``; returns (id, moves sent)."""
     d = await asyncio.to_thread(_post, f"{base}/api/games", {"game": game, "seats": [{"kind": "me"}, {"kind": "invite"}]})
     gid = d["id"]
     toks = [d["tokens"]["0"], d["invites"]["1"].split("token=")[1]]
     ws_base = base.replace("http", "ws", 1)
     socks = [await websockets.connect(f"{ws_base}/ws/games/{gid}?token={t}", max_size=2**22) for t in toks]
-    states = [json.loads(await s.recv())["state"] for s in socks]
+    states = [orjson.loads(await s.recv())["state"] for s in socks]
     plies_seen = [[], []]
     sent = 0
     try:
@@ -57,7 +70,7 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
             await socks[p].send(json.dumps({"type": "action", "action": action, "ply": ply}))
             sent += 1
             while True:
-                m = json.loads(await socks[p].recv())
+                m = orjson.loads(await socks[p].recv())
                 if m["type"] == "error":
                     raise RuntimeError(f"game {gid}: {m}")
                 if m["type"] == "state":
@@ -68,7 +81,7 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
             st = m["state"]
             # the other seat must see the same broadcast
             while True:
-                m2 = json.loads(await socks[1 - p].recv())
+                m2 = orjson.loads(await socks[1 - p].recv())
                 if m2["type"] == "state":
                     plies_seen[1 - p].append(m2["state"]["ply"])
                     if m2["state"]["ply"] == ply + 1:
@@ -80,14 +93,23 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
     return gid, sent
 
 
+async def play_games(base: str, game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0) -> list[tuple[str, int]]:
+    """Game after game at one table until ``deadline``, so that the load stays at N games throughout."""
+    out = [await play_game(base, game, deadline, rng, lat, seen, think)]
+    while time.perf_counter() < deadline:
+        out.append(await play_game(base, game, deadline, rng, lat, seen, think))
+    return out
+
+
 async def run(base: str, games: int, seconds: float, game: str, seed: int, think: float = 0.0) -> dict:
     lat: list[float] = []
     seen: dict = {}
     rng = random.Random(seed)
     deadline = time.perf_counter() + seconds
     t0 = time.perf_counter()
-    results = await asyncio.gather(*(play_game(base, game, deadline, random.Random(rng.random()), lat, seen, think) for _ in range(games)))
+    tables = await asyncio.gather(*(play_games(base, game, deadline, random.Random(rng.random()), lat, seen, think) for _ in range(games)))
     wall = time.perf_counter() - t0
+    results = [r for table in tables for r in table]
     lost = dup = 0
     for gid, sent in results:
         s = await asyncio.to_thread(_get, f"{base}/api/games/{gid}")
@@ -95,12 +117,14 @@ async def run(base: str, games: int, seconds: float, game: str, seed: int, think
         if len(plies) != sent or plies != list(range(sent)):
             lost += max(0, sent - len(plies))
             dup += max(0, len(plies) - sent)
+            if len(plies) == sent:  # same count, wrong plies: count it as a loss and a duplicate
+                lost, dup = lost + 1, dup + 1
         for ps in seen[gid]:
             if len(ps) != len(set(ps)) or ps != sorted(ps):
                 dup += 1
     lat.sort()
     q = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
-    return {"games": games, "moves": len(lat), "seconds": round(wall, 2), "moves_per_s": round(len(lat) / wall, 1),
+    return {"games": games, "played": len(results), "moves": len(lat), "seconds": round(wall, 2), "moves_per_s": round(len(lat) / wall, 1),
             "p50_ms": round(q(0.50), 1), "p99_ms": round(q(0.99), 1), "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
             "lost": lost, "duplicated": dup}
 
@@ -115,16 +139,24 @@ def main(argv=None) -> None:
     ap.add_argument("--url", default=None, help="a running server (default: start one on a temporary SQLite file)")
     ap.add_argument("--db", default=None, help="database URL for the server started here")
     args = ap.parse_args(argv)
+    me0 = time.process_time()
     if args.url:
         res = asyncio.run(run(args.url.rstrip("/"), args.games, args.seconds, args.game, args.seed, args.think))
     else:
         with tempfile.TemporaryDirectory() as d:
             db = args.db or f"sqlite:///{Path(d) / 'bench.sqlite3'}"
             with ServerProcess(db) as srv:
+                cpu0 = _cpu_seconds(srv.proc.pid)
                 res = asyncio.run(run(srv.url, args.games, args.seconds, args.game, args.seed, args.think))
-    print(f"{res['games']} concurrent {args.game} games over WebSockets (think {args.think} s): {res['moves']} moves in {res['seconds']} s = "
+                cpu1 = _cpu_seconds(srv.proc.pid)
+            if cpu0 is not None and cpu1 is not None and res["moves"]:  # includes the final checks, a slight overestimate
+                res["server_cpu_ms_per_move"] = round((cpu1 - cpu0) * 1000 / res["moves"], 3)
+    if res["moves"]:
+        res["client_cpu_ms_per_move"] = round((time.process_time() - me0) * 1000 / res["moves"], 3)
+    print(f"{res['games']} concurrent {args.game} games over WebSockets (think {args.think} s, {res['played']} games played): {res['moves']} moves in {res['seconds']} s = "
           f"{res['moves_per_s']} moves/s; latency p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms; "
-          f"lost {res['lost']}, duplicated {res['duplicated']}")
+          f"lost {res['lost']}, duplicated {res['duplicated']}; CPU per move: server {res.get('server_cpu_ms_per_move', '?')} ms, "
+          f"load generator {res.get('client_cpu_ms_per_move', '?')} ms")
     print(json.dumps(res))
 
 

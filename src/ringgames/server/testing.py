@@ -21,12 +21,14 @@ def free_port() -> int:
 class ServerProcess:
     """``ringgames serve`` on 127.0.0.1 with the given database; ``kill()`` is a hard SIGKILL."""
 
-    def __init__(self, db_url: str, *, port: int | None = None, ai_delay: float = 0.0, ai_workers: int = 1, log: Path | None = None):
+    def __init__(self, db_url: str, *, port: int | None = None, ai_delay: float = 0.0, ai_workers: int = 1, log: Path | None = None,
+                 extra_args: list[str] = ()):
         self.db_url, self.ai_delay, self.ai_workers = db_url, ai_delay, ai_workers
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen | None = None
         self.log = log
+        self.extra_args = list(extra_args)  # more `ringgames serve` options
 
     def start(self, timeout: float = 30.0) -> "ServerProcess":
         env = dict(os.environ)
@@ -35,7 +37,7 @@ class ServerProcess:
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "ringgames", "serve", "--host", "127.0.0.1", "--port", str(self.port), "--db", self.db_url,
-             "--ai-delay", str(self.ai_delay), "--ai-workers", str(self.ai_workers)],
+             "--ai-delay", str(self.ai_delay), "--ai-workers", str(self.ai_workers), *self.extra_args],
             stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True,
         )
         deadline = time.time() + timeout
