@@ -66,8 +66,12 @@ function render() {
   $("draw-offer").style.display = !over && player && !offered ? "" : "none";
   $("draw-accept").style.display = !over && player && offered && !iOffered ? "" : "none";
   $("draw-decline").style.display = !over && player && offered ? "" : "none";
+  const next = S.tags && S.tags.rematch;
   $("again").style.display = over && MINE.length && S.source !== "import" ? "" : "none";
-  $("result").textContent = offered && !over ? `Draw offered by ${S.draw_offers.map(i => S.seats[i].name).join(", ")}` : "";
+  $("again").textContent = next ? "Play again — join the new game" : "Play again";
+  $("next-game").replaceChildren(...(over && next && !MINE.length ? [h("a", {href: `/game/${next}`}, "watch the next game")] : []));
+  $("result").textContent = offered && !over ? `Draw offered by ${S.draw_offers.map(i => S.seats[i].name).join(", ")}`
+    : over && next && MINE.length ? "A new game with the same seats has been started." : "";
   $("record").href = `/api/games/${GID}/record`;
   $("replaybar").style.display = replay ? "" : "none";
   if (replay) $("r-ply").textContent = `${replay.i}/${replay.positions.length - 1}`;
