@@ -14,7 +14,7 @@ function send(action) {
 
 function render() {
   if (!S) return;
-  if (!board) board = makeBoard(S.game, $("board"), send);
+  if (!board) { board = makeBoard(S.game, $("board"), send); board.onLocal = render; }
   document.title = `${S.title} — ringgames`;
   $("title").textContent = `${S.title} (${S.variant}${S.players > 2 ? `, ${S.players} players` : ""})${S.source === "import" ? " — imported" : ""}`;
   const pos = replay ? replay.positions[replay.i] : S.position;
@@ -45,6 +45,9 @@ function render() {
     if (S.game === "rings" && conv.length) sp.push(h("button", {id: "convert-all", onclick: convertAll}, `convert all (${conv.length})`));
     const setups = S.legal.filter(a => /^\d{6}$/.test(a));
     if (setups.length) {
+      const clicked = board.arrangement ? board.arrangement() : null;
+      if (setups.length > 4) sp.push(h("button", Object.assign({id: "setup-place", onclick: () => send(clicked)}, clicked ? {} : {disabled: ""}),
+        clicked ? `place ${clicked}` : "place (click your home row first)"));
       sp.push(h("span", {}, "Arrangement: "));
       for (const p of ["321123", "123321", "231132", "312213"]) if (setups.includes(p)) sp.push(h("button", {"data-action": p, onclick: () => send(p)}, p));
       sp.push(h("button", {onclick: () => send(setups[Math.floor(Math.random() * setups.length)])}, "random"));
