@@ -69,8 +69,15 @@ def test_draw_offer_accepted_and_chat_is_text(server, page_factory):
     assert ann.inner_text("#chattext") == ""
     for p in (ann, bob):
         assert p.locator("#chatlog img, #chatlog script, #chatlog b[onmouseover], #seats img, #seats i").count() == 0
-    # the draw: Ann offers, Bob sees the offer and accepts
+    # a declined offer is gone from both pages
     assert bob.locator("#draw-accept").is_hidden()
+    ann.click("#draw-offer")
+    bob.wait_for_selector("#draw-accept", state="visible")
+    bob.click("#draw-decline")
+    for p in (ann, bob):
+        p.wait_for_selector("#draw-offer", state="visible")
+        assert p.inner_text("#result") == "" and p.locator("#draw-accept").is_hidden()
+    # the draw: Ann offers, Bob sees the offer and accepts
     ann.click("#draw-offer")
     bob.wait_for_selector("#draw-accept", state="visible")
     assert bob.inner_text("#result") == f"Draw offered by {NASTY_NAME}"
@@ -280,6 +287,8 @@ def test_phone_sized_screen(server, page_factory):
     page.wait_for_url(re.compile(r"/game/\w+$"))
     page.wait_for_selector('[data-pt="e5"].target')
     assert no_horizontal_scroll(page), page.evaluate("document.scrollingElement.scrollWidth")
+    # against the computer: resign yes, no draw offer (the computer never accepts one)
+    assert page.locator("#resign").is_visible() and page.locator("#draw-offer").is_hidden()
     box = page.locator("#board").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["width"] >= 300
     # tap a point: the ring is placed, the computer answers

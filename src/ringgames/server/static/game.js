@@ -35,7 +35,7 @@ function render() {
   const inv = JSON.parse(sessionStorage.getItem(`invites-${GID}`) || "{}");
   $("invites").replaceChildren(...Object.entries(inv).filter(([i]) => !S.seats[i].joined).map(([i, url]) =>
     h("p", {}, `Invite link for ${S.seat_names[i]}: `, h("a", {class: "invite", href: url, "data-invite": i}, url))));
-  const sm = Object.entries(S.summary || {}).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`);
+  const sm = Object.entries(S.summary || {}).map(([k, v]) => `${k.replace(/_/g, " ")}: ${typeof v === "object" ? JSON.stringify(v) : v}`);
   $("summary").replaceChildren(...sm.map(x => h("div", {}, x)));
   // specials: actions that are not board clicks
   const sp = [];
@@ -66,7 +66,8 @@ function render() {
   const over = S.to_move === null, player = MINE.some(i => S.active.includes(i));
   $("resign").style.display = !over && player ? "" : "none";
   const offered = S.draw_offers.length > 0, iOffered = MINE.some(i => S.draw_offers.includes(i));
-  $("draw-offer").style.display = !over && player && !offered ? "" : "none";
+  const allHuman = S.active.every(i => S.seats[i].kind === "human");  // the computer never accepts a draw
+  $("draw-offer").style.display = !over && player && !offered && allHuman ? "" : "none";
   $("draw-accept").style.display = !over && player && offered && !iOffered ? "" : "none";
   $("draw-decline").style.display = !over && player && offered ? "" : "none";
   const next = S.tags && S.tags.rematch;
