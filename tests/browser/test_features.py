@@ -271,15 +271,28 @@ def no_horizontal_scroll(page):
     return page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
 
 
-def test_phone_sized_screen(server, page_factory):
+def test_phone_sized_screen(server, page_factory, boardspace_files):
     page = page_factory(width=390, height=844, is_mobile=True, has_touch=True, device_scale_factor=2)
+    # the archive, with a long imported game, and its replay
+    f = boardspace_files[1]
+    r = page.request.post(server.url + "/api/import", multipart={"files": {"name": f.name, "mimeType": "text/plain", "buffer": f.read_bytes()}})
+    gid = r.json()["results"][0]["id"]
+    page.goto(server.url + "/archive")
+    page.wait_for_selector(f'#games a[data-game="{gid}"]')
+    assert no_horizontal_scroll(page), page.evaluate("document.scrollingElement.scrollWidth")
+    page.locator(f'#games a[data-game="{gid}"]').tap()
+    page.wait_for_selector("#replaybar", state="visible")
+    page.locator("#r-last").tap()
+    assert page.inner_text("#r-ply").split("/")[0] == page.inner_text("#r-ply").split("/")[1]
+    assert no_horizontal_scroll(page), page.evaluate("document.scrollingElement.scrollWidth")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "phone-replay.png"), full_page=True)
     page.goto(server.url + "/")
     page.wait_for_selector("#kind-1")
     page.select_option("#game", "rings")
     page.select_option("#players", "6")  # the widest seat table
     assert page.locator("#kind-5").is_visible()
     assert no_horizontal_scroll(page), page.evaluate("document.scrollingElement.scrollWidth")
-    SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "phone-lobby.png"), full_page=True)
     page.select_option("#game", "yinsh")
     page.select_option("#kind-1", "computer")
