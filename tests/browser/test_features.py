@@ -66,7 +66,8 @@ def test_draw_offer_accepted_and_chat_is_text(server, page_factory):
     bob.fill("#chattext", "good luck")
     bob.press("#chattext", "Enter")
     ann.wait_for_function("document.querySelector('#chatlog').innerText.includes('<i>Bob</i>: good luck')")
-    assert ann.inner_text("#chattext") == ""
+    assert bob.input_value("#chattext") == ""
+    assert f"{NASTY_NAME} (you)" in ann.inner_text("#seats") and "<i>Bob</i> (you)" in bob.inner_text("#seats")
     for p in (ann, bob):
         assert p.locator("#chatlog img, #chatlog script, #chatlog b[onmouseover], #seats img, #seats i").count() == 0
     # a declined offer is gone from both pages

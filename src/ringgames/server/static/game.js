@@ -140,7 +140,8 @@ $("r-last").onclick = step(() => 1e9);
 $("r-live").onclick = () => { replay = null; render(); };
 $("chatform").onsubmit = (ev) => {
   ev.preventDefault();
-  const text = $("chattext").value.trim(); if (!text || !ws) return;
+  const text = $("chattext").value.trim(); if (!text) return;
+  if (!ws || ws.readyState !== 1) { err("not connected — reconnecting…"); return; }  // the text stays in the box
   ws.send(JSON.stringify({type: "chat", text, name: localStorage.getItem("rg_name") || "guest"}));
   $("chattext").value = "";
 };
