@@ -232,6 +232,8 @@ def test_archive_upload_good_and_bad_files(server, page_factory, tmp_path):
     bad.write_text('[Game "yinsh"]\n\n1. e5\n2. e5\n')
     page = page_factory()
     page.goto(server.url + "/archive")
+    page.click("#upload button")  # no file chosen
+    assert page.locator("#results li.err").inner_text() == "choose one or more files first"
     # the bad file alone: its reason, nothing imported
     page.set_input_files("#files", [str(bad)])
     page.click("#upload button")

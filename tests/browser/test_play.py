@@ -28,17 +28,14 @@ def yinsh_click(page, action):
 
 
 def choose_yinsh(st):
-    """The test's own choice (through the engine): a move making a white row if there is one."""
-    game = ringgames.load_game("yinsh")
-    s = game.state_from_position(st["position"])
-    legal = st["legal"]
-    for a in legal:
-        t = s.clone()
-        t.play(a)
-        f = t.position().split()
-        if f[2] == "row" and f[1] == "w":
-            return a
-    return legal[len(st["moves"]) * 7 % len(legal)]
+    """The test's own choice, by the greedy agent: it makes a row within about 30–65 plies against level 1
+    (a fixed pseudo-random choice sometimes ran out of markers without a row)."""
+    from ringgames.ai.agents import make_agent
+
+    s = ringgames.load_game("yinsh").state_from_position(st["position"])
+    a = s.action_to_string(make_agent("greedy").choose(s))
+    assert a in st["legal"], (a, st["legal"])
+    return a
 
 
 def test_yinsh_against_the_computer_until_a_row_is_removed(server, page_factory):
@@ -47,7 +44,7 @@ def test_yinsh_against_the_computer_until_a_row_is_removed(server, page_factory)
     page.wait_for_selector("#kind-1")
     page.fill("#myname", '<img src=x onerror="window.__pwned=1">')
     page.select_option("#kind-1", "computer")
-    page.fill("#level-1", "0")  # random: level 1 makes its own rows when it can and sometimes won before white had one
+    page.fill("#level-1", "1")
     page.click("#create-btn")
     page.wait_for_url(re.compile(r"/game/\w+$"))
     page.wait_for_selector('[data-pt="e5"].target')
