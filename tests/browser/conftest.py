@@ -52,8 +52,8 @@ def server(tmp_path_factory):
 def page_factory(browser):
     contexts = []
 
-    def make(width=900, height=1100):
-        ctx = browser.new_context(viewport={"width": width, "height": height})
+    def make(width=900, height=1100, **kw):
+        ctx = browser.new_context(viewport={"width": width, "height": height}, **kw)
         contexts.append(ctx)
         page = ctx.new_page()
         page.errors = []

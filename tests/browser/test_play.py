@@ -28,17 +28,14 @@ def yinsh_click(page, action):
 
 
 def choose_yinsh(st):
-    """The test's own choice (through the engine): a move making a white row if there is one."""
-    game = ringgames.load_game("yinsh")
-    s = game.state_from_position(st["position"])
-    legal = st["legal"]
-    for a in legal:
-        t = s.clone()
-        t.play(a)
-        f = t.position().split()
-        if f[2] == "row" and f[1] == "w":
-            return a
-    return legal[len(st["moves"]) * 7 % len(legal)]
+    """The test's own choice, by the greedy agent: it makes a row within about 30–65 plies against level 1
+    (a fixed pseudo-random choice sometimes ran out of markers without a row)."""
+    from ringgames.ai.agents import make_agent
+
+    s = ringgames.load_game("yinsh").state_from_position(st["position"])
+    a = s.action_to_string(make_agent("greedy").choose(s))
+    assert a in st["legal"], (a, st["legal"])
+    return a
 
 
 def test_yinsh_against_the_computer_until_a_row_is_removed(server, page_factory):
@@ -64,7 +61,7 @@ def test_yinsh_against_the_computer_until_a_row_is_removed(server, page_factory)
     st = game_state(page)
     rows = [m["text"] for m in st["moves"] if m["seat"] == 0 and re.fullmatch(r"x[a-k]\d+-[a-k]\d+", m["text"])]
     rings = [m["text"] for m in st["moves"] if m["seat"] == 0 and re.fullmatch(r"x[a-k]\d+", m["text"])]
-    assert rows and rings, st["moves"]
+    assert rows and rings, (st["to_move"], st["result"], st["reason"], [m["text"] for m in st["moves"]])
     assert st["summary"]["rings_removed_white"] >= 1
     # the page shows the removal and the move list in notation
     assert rows[0] in page.inner_text("#moves")

@@ -171,6 +171,24 @@ def test_rematch_keeps_my_seat(client):
     assert d["id"] != gid and d["my_seats"] == [0] and d["ply"] == 0 and "1" in d["invites"]
 
 
+def test_rematch_asked_by_both_players_is_one_game_where_each_keeps_the_seat(client):
+    gid, t0, t1 = two_humans(client)
+    client.cookies.clear()  # from here on each request carries the tokens of one player only
+    assert client.post(f"/api/games/{gid}/resign", json={}, headers={"x-seat-token": t0}).status_code == 200
+    a = client.post(f"/api/games/{gid}/rematch", headers={"x-seat-token": t1}).json()
+    client.cookies.clear()
+    assert a["my_seats"] == [1] and a["seats"][0]["joined"] is False
+    assert state(client, gid)["tags"]["rematch"] == a["id"]
+    b = client.post(f"/api/games/{gid}/rematch", headers={"x-seat-token": t0}).json()
+    client.cookies.clear()
+    assert b["id"] == a["id"] and b["my_seats"] == [0] and b["seats"][0]["joined"] and b["seats"][0]["name"] == "alice"
+    assert b["status"] == "live" and b["invites"] == {}
+    assert client.post(f"/api/games/{gid}/rematch").status_code == 403  # a spectator
+    r = client.post(f"/api/games/{a['id']}/actions", json={"action": "e5", "ply": 0}, headers={"x-seat-token": b["tokens"]["0"]})
+    assert r.status_code == 200 and r.json()["ply"] == 1
+    assert [g["id"] for g in client.get("/api/games", params={"status": "live"}).json()["games"]] == [a["id"]]
+
+
 def test_import_upload_good_and_bad_files_and_replay_positions(client, boardspace_files):
     good = boardspace_files[0]
     files = [("files", (good.name, good.read_bytes())), ("files", ("junk.sgf", b"this is not a game")),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Literal
 
 from fastapi import APIRouter, File, Request, Response, UploadFile
@@ -191,15 +192,31 @@ async def rematch(gid: str, request: Request, response: Response):
     mine = hub.seats_for(old, tokens_of(request, gid))
     if not mine:
         raise ApiError(403, "not_your_seat", "only players can ask for another game")
-    seats = []
-    for i, s in enumerate(old.row.seats):
-        if s["kind"] == "computer":
-            seats.append({"kind": "computer", "level": s.get("level")})
-        elif i in mine:
-            seats.append({"kind": "me", "name": s["name"]})
+    async with old.lock:  # one new game per finished game: whoever asks second joins the first one's game
+        nxt = old.row.tags.get("rematch")
+        if nxt is None:
+            seats = []
+            for i, s in enumerate(old.row.seats):
+                if s["kind"] == "computer":
+                    seats.append({"kind": "computer", "level": s.get("level")})
+                elif i in mine:
+                    seats.append({"kind": "me", "name": s["name"]})
+                else:
+                    seats.append({"kind": "invite"})
+            room, toks = await hub.create(old.row.game, old.row.variant, old.row.players, seats, old.row.tags.get("setup"))
+            old.row.tags = {**old.row.tags, "rematch": room.id}
+            await asyncio.to_thread(hub._save_row, old.row)
         else:
-            seats.append({"kind": "invite"})
-    room, toks = await hub.create(old.row.game, old.row.variant, old.row.players, seats, old.row.tags.get("setup"))
+            room, toks = await hub.room(nxt), {}
+    if nxt is None:
+        await hub.broadcast(old)  # the other players' pages offer to join the new game
+    else:  # the seats this browser held in the old game are its seats in the new one
+        for i in mine:
+            s = room.row.seats[i]
+            if s["kind"] == "human" and s.get("token"):
+                if not s.get("joined"):
+                    room, _ = await hub.join(room.id, i, old.row.seats[i]["name"], s["token"])
+                toks[i] = s["token"]
     remember(response, request, room.id, list(toks.values()))
     out = view(hub, room, list(toks.values()))
     out["tokens"] = {str(k): v for k, v in toks.items()}

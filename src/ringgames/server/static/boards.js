@@ -135,6 +135,13 @@ class GygesBoard {
     const st = this.parse(position);
     const acts = (canAct ? legal : []).map(a => [a, GygesBoard.parts(a)]).filter(x => x[1]);
     const targets = new Set();
+    // free setup: the player arranges the own piece set on the home row by clicking its squares
+    const setups = canAct ? legal.filter(a => /^\d{6}$/.test(a)) : [];
+    if (setups.length > 4) {
+      if (this.arrPos !== position || !this.arr) { this.arr = [0, 0, 0, 0, 0, 0]; this.arrPos = position; }
+      this.home = st.side === "S" ? 1 : 6;
+      for (let f = 0; f < 6; f++) targets.add(GY_FILES[f] + this.home);
+    } else this.arr = null;
     for (const [, p] of acts) {
       if (!this.sel) targets.add(p.start);
       else if (!this.end && p.start === this.sel) targets.add(p.end);
@@ -152,8 +159,9 @@ class GygesBoard {
       const sq = GY_FILES[f] + r; const [x, y] = this.xy(sq);
       const grp = el("g", {"data-pt": sq, class: "pt sq" + (targets.has(sq) ? " target" : "") + (this.sel === sq || this.end === sq ? " selected" : "")}, svg);
       el("rect", {x: x - 30, y: y - 30, width: 60, height: 60, class: "square" + ((r + f) % 2 ? " alt" : "")}, grp);
-      const n = st.cells[sq];
-      for (let k = 0; k < (n || 0); k++) el("circle", {cx: x, cy: y, r: 8 + 7 * k, class: "gring"}, grp);
+      const pending = this.arr && r === this.home ? this.arr[f] : 0;
+      const n = st.cells[sq] || pending;
+      for (let k = 0; k < (n || 0); k++) el("circle", {cx: x, cy: y, r: 8 + 7 * k, class: "gring" + (pending ? " pending" : "")}, grp);
       el("title", {}, grp).textContent = sq;
       grp.addEventListener("click", () => this.click(sq, legal, canAct));
     }
@@ -162,6 +170,17 @@ class GygesBoard {
   }
   click(sq, legal, canAct) {
     if (!canAct) return;
+    if (this.arr) {  // setup: each click puts the next size still in the set on the square (3 after 2 after 1, then empty)
+      if (+sq.slice(1) !== this.home) return;
+      const f = GY_FILES.indexOf(sq[0]);
+      const left = (k) => 2 - this.arr.filter((v, i) => v === k && i !== f).length;
+      let next = 0;
+      for (let k = this.arr[f] + 1; k <= 3; k++) if (left(k) > 0) { next = k; break; }
+      this.arr[f] = next;
+      this.redraw();
+      if (this.onLocal) this.onLocal();
+      return;
+    }
     const acts = legal.map(a => [a, GygesBoard.parts(a)]).filter(x => x[1]);
     if (!this.sel) {
       if (acts.some(([, p]) => p.start === sq)) this.sel = sq;
@@ -181,8 +200,12 @@ class GygesBoard {
     }
     this.redraw();
   }
+  arrangement() {  // the arrangement clicked so far, as six digits when complete, else null
+    return this.arr && this.arr.every(v => v) ? this.arr.join("") : null;
+  }
   describe(position) {
     const st = this.parse(position);
+    if (this.arr) return {phase: "arrange", extra: "Click the squares of your home row to place your pieces (each click: the next size), then confirm."};
     return {phase: "", extra: `${st.side === "S" ? "South" : "North"} to move`};
   }
 }

@@ -14,7 +14,7 @@ function send(action) {
 
 function render() {
   if (!S) return;
-  if (!board) board = makeBoard(S.game, $("board"), send);
+  if (!board) { board = makeBoard(S.game, $("board"), send); board.onLocal = render; }
   document.title = `${S.title} — ringgames`;
   $("title").textContent = `${S.title} (${S.variant}${S.players > 2 ? `, ${S.players} players` : ""})${S.source === "import" ? " — imported" : ""}`;
   const pos = replay ? replay.positions[replay.i] : S.position;
@@ -35,7 +35,7 @@ function render() {
   const inv = JSON.parse(sessionStorage.getItem(`invites-${GID}`) || "{}");
   $("invites").replaceChildren(...Object.entries(inv).filter(([i]) => !S.seats[i].joined).map(([i, url]) =>
     h("p", {}, `Invite link for ${S.seat_names[i]}: `, h("a", {class: "invite", href: url, "data-invite": i}, url))));
-  const sm = Object.entries(S.summary || {}).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`);
+  const sm = Object.entries(S.summary || {}).map(([k, v]) => `${k.replace(/_/g, " ")}: ${typeof v === "object" ? JSON.stringify(v) : v}`);
   $("summary").replaceChildren(...sm.map(x => h("div", {}, x)));
   // specials: actions that are not board clicks
   const sp = [];
@@ -45,6 +45,9 @@ function render() {
     if (S.game === "rings" && conv.length) sp.push(h("button", {id: "convert-all", onclick: convertAll}, `convert all (${conv.length})`));
     const setups = S.legal.filter(a => /^\d{6}$/.test(a));
     if (setups.length) {
+      const clicked = board.arrangement ? board.arrangement() : null;
+      if (setups.length > 4) sp.push(h("button", Object.assign({id: "setup-place", onclick: () => send(clicked)}, clicked ? {} : {disabled: ""}),
+        clicked ? `place ${clicked}` : "place (click your home row first)"));
       sp.push(h("span", {}, "Arrangement: "));
       for (const p of ["321123", "123321", "231132", "312213"]) if (setups.includes(p)) sp.push(h("button", {"data-action": p, onclick: () => send(p)}, p));
       sp.push(h("button", {onclick: () => send(setups[Math.floor(Math.random() * setups.length)])}, "random"));
@@ -63,11 +66,16 @@ function render() {
   const over = S.to_move === null, player = MINE.some(i => S.active.includes(i));
   $("resign").style.display = !over && player ? "" : "none";
   const offered = S.draw_offers.length > 0, iOffered = MINE.some(i => S.draw_offers.includes(i));
-  $("draw-offer").style.display = !over && player && !offered ? "" : "none";
+  const allHuman = S.active.every(i => S.seats[i].kind === "human");  // the computer never accepts a draw
+  $("draw-offer").style.display = !over && player && !offered && allHuman ? "" : "none";
   $("draw-accept").style.display = !over && player && offered && !iOffered ? "" : "none";
   $("draw-decline").style.display = !over && player && offered ? "" : "none";
+  const next = S.tags && S.tags.rematch;
   $("again").style.display = over && MINE.length && S.source !== "import" ? "" : "none";
-  $("result").textContent = offered && !over ? `Draw offered by ${S.draw_offers.map(i => S.seats[i].name).join(", ")}` : "";
+  $("again").textContent = next ? "Play again — join the new game" : "Play again";
+  $("next-game").replaceChildren(...(over && next && !MINE.length ? [h("a", {href: `/game/${next}`}, "watch the next game")] : []));
+  $("result").textContent = offered && !over ? `Draw offered by ${S.draw_offers.map(i => S.seats[i].name).join(", ")}`
+    : over && next && MINE.length ? "A new game with the same seats has been started." : "";
   $("record").href = `/api/games/${GID}/record`;
   $("replaybar").style.display = replay ? "" : "none";
   if (replay) $("r-ply").textContent = `${replay.i}/${replay.positions.length - 1}`;
@@ -132,7 +140,8 @@ $("r-last").onclick = step(() => 1e9);
 $("r-live").onclick = () => { replay = null; render(); };
 $("chatform").onsubmit = (ev) => {
   ev.preventDefault();
-  const text = $("chattext").value.trim(); if (!text || !ws) return;
+  const text = $("chattext").value.trim(); if (!text) return;
+  if (!ws || ws.readyState !== 1) { err("not connected — reconnecting…"); return; }  // the text stays in the box
   ws.send(JSON.stringify({type: "chat", text, name: localStorage.getItem("rg_name") || "guest"}));
   $("chattext").value = "";
 };
