@@ -426,15 +426,17 @@ def strength(games_, games, scale, levels, jobs, seed, out):
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per game.")
 @click.option("--seconds", type=float, default=2.0, show_default=True, help="Time spent on random playouts per game.")
 @click.option("--startup", is_flag=True, help="Also measure start-up (import + first calls) in fresh interpreters, warm and cold cache.")
-def bench(game, as_json, seconds, startup):
-    """Measure engine speed: random playouts/s, actions/s, perft nodes/s."""
+@click.option("--search-seconds", type=float, default=1.0, show_default=True,
+              help="Time for each search-speed measurement from the start position (MCTS iterations/s, alpha-beta nodes/s); 0 leaves them out.")
+def bench(game, as_json, seconds, startup, search_seconds):
+    """Measure engine speed: random playouts/s, actions/s, perft nodes/s, MCTS iterations/s, alpha-beta nodes/s."""
     from .bench import bench_game, machine_description, startup_cost
 
     games = [game] if game else list(GAMES)
     rows = []
     for name in games:
         try:
-            row = bench_game(name, seconds)
+            row = bench_game(name, seconds, search_seconds=search_seconds)
         except ModuleNotFoundError as exc:
             click.echo(f"# {name}: not available ({exc})", err=True)
             continue
@@ -449,6 +451,7 @@ def bench(game, as_json, seconds, startup):
         click.echo(
             f"{'game':<8} {'playouts/s':>11} {'actions/s':>12} {'path':>8} {'protocol playouts/s':>20}"
             f" {'protocol actions/s':>19} {'actions/game':>13} {'perft':>6} {'perft nodes/s':>14}"
+            + (f" {'MCTS iter/s':>12} {'playout iter/s':>15} {'AB nodes/s':>11} {'AB depth':>9}" if search_seconds > 0 else "")
             + (f" {'start warm s':>13} {'start cold s':>13}" if startup else "")
         )
         for r in rows:
@@ -456,6 +459,8 @@ def bench(game, as_json, seconds, startup):
                 f"{r['game']:<8} {r['playouts_per_s']:>11,.1f} {r['actions_per_s']:>12,.0f} {r['playout_path']:>8}"
                 f" {r['protocol_playouts_per_s']:>20,.1f} {r['protocol_actions_per_s']:>19,.0f}"
                 f" {r['mean_actions_per_game']:>13,.1f} {'d=' + str(r['perft_depth']):>6} {r['perft_nodes_per_s']:>14,.0f}"
+                + (f" {r['mcts_iter_per_s']:>12,.0f} {r['mcts_playout_iter_per_s']:>15,.0f}"
+                   f" {r['alphabeta_nodes_per_s']:>11,.0f} {r['alphabeta_depth']:>9}" if search_seconds > 0 else "")
                 + (f" {r['startup_warm_s']:>13.2f} {r['startup_cold_s']:>13.2f}" if startup else "")
             )
 
