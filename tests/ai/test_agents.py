@@ -134,7 +134,7 @@ def test_specs_and_levels():
     s = load_game("yinsh").new_initial_state()
     assert lv.choose(s) in s.legal_actions()
     assert type(lv.agent_for("yinsh")).__name__ == "GreedyAgent"
-    assert spec_for("rings", 4) == "alphabeta:time=2" and spec_for("rings", 4, players=3) == "mcts:time=2,rollout=0"
+    assert spec_for("rings", 4) == "alphabeta:time=2,min=2" and spec_for("rings", 4, scale=0.1) == "alphabeta:time=0.2,min=2" and spec_for("rings", 4, players=3) == "mcts:time=2,rollout=0"
     with pytest.raises(ValueError):
         make_agent("level:6")
     with pytest.raises(ValueError):
@@ -176,3 +176,13 @@ def test_yinsh_three_rows_in_one_move_is_a_win_in_one():
     for m in "e3 a5 b5 c6 d6 e4 h7 g2 g3 g8".split():
         early.play(m)
     assert not may_win_within_turn(early)
+
+
+def test_alphabeta_min_depth_completes_past_the_time_budget():
+    s = load_game("rings").new_initial_state()
+    for _ in range(6):
+        s.apply_action(s.legal_actions()[len(s.legal_actions()) // 2])
+    r1 = AlphaBetaAgent(time=1e-6, seed=0).analyse(s.clone())
+    r2 = AlphaBetaAgent(time=1e-6, seed=0, min=2).analyse(s.clone())
+    assert r1["depth"] == 1 and r2["depth"] == 2 and r2["nodes"] > r1["nodes"]
+    assert make_agent("alphabeta:time=0.5,min=2").min_depth == 2
