@@ -189,6 +189,19 @@ def read_ledger(path) -> list[dict]:
     return out
 
 
+def _commit() -> str | None:
+    """The git commit of the code being measured (None outside a git checkout)."""
+    import subprocess
+    from pathlib import Path
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
 def _engine(name: str) -> str:
     return "kernel" if hasattr(load_game(name).new_initial_state(), "random_playouts") else "python"
 
@@ -214,6 +227,7 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
             continue
         echo(f"{label}: {len(todo)} of {games} games to play")
         engine = _engine(pr["game"])
+        commit = _commit()
         specs = [pr["a"], pr["b"]]
         args = [((pr["game"], seating(specs, 2, i), i, seed), {"players": 2}) for i in todo]
         t0 = time.perf_counter()
@@ -225,7 +239,7 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
                        "seed": seed, "index": r.index, "seats": r.seats, "score": r.score_for(pr["a"]),
                        "reason": r.reason, "actions": r.actions, "seconds": round(r.seconds, 2),
                        "think_a": round(r.think.get(pr["a"], 0.0), 2), "engine": engine,
-                       "date": time.strftime("%Y-%m-%d"), "python": platform.python_version()}
+                       "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(), "commit": commit}
                 with path.open("a") as f:
                     f.write(json.dumps(rec) + "\n")
         finally:
