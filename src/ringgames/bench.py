@@ -13,7 +13,14 @@ the AI and the server use it:
   the Python protocol (``legal_actions`` + ``apply_action`` per action), as the
   AI and the server see it;
 * ``perft_nodes_per_s`` — leaf nodes counted per second by ``perft`` from the
-  game's :meth:`~ringgames.protocol.Game.perft_benchmark` position.
+  game's :meth:`~ringgames.protocol.Game.perft_benchmark` position;
+* ``mcts_iter_per_s`` — MCTS iterations per second from the start position
+  (``MCTSAgent(rollout=0, safe=0)``: evaluation at the leaf, as the MCTS levels
+  use it), over ``search_seconds``; ``mcts_playout_iter_per_s`` the same with
+  a random playout to the end at each leaf (``rollout=-1``);
+* ``alphabeta_nodes_per_s`` — alpha-beta nodes per second from the start
+  position (``AlphaBetaAgent(time=search_seconds, safe=0)``), with
+  ``alphabeta_depth`` the depth it completed.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import time
 
 from . import GAMES, load_game
 
-__all__ = ["bench_game", "bench_all", "machine_description"]
+__all__ = ["bench_game", "bench_all", "search_speed", "machine_description"]
 
 
 def random_playout(state, rng: random.Random, max_actions: int = 100_000) -> int:
@@ -37,8 +44,29 @@ def random_playout(state, rng: random.Random, max_actions: int = 100_000) -> int
     return n
 
 
-def bench_game(name: str, seconds: float = 2.0, seed: int = 1, variant: str | None = None, players: int | None = None) -> dict:
-    """Measure one game; returns a dict of figures (see the module docs)."""
+def search_speed(state, seconds: float = 1.0, seed: int = 1) -> dict:
+    """MCTS iterations/s (leaf evaluation, and random playout to the end) and alpha-beta nodes/s
+    from ``state`` (not modified), each searched for ``seconds``."""
+    from .ai.alphabeta import AlphaBetaAgent
+    from .ai.mcts import MCTSAgent
+
+    out = {"search_seconds": seconds}
+    for label, rollout in (("mcts_iter_per_s", 0), ("mcts_playout_iter_per_s", -1)):
+        m = MCTSAgent(time=seconds, rollout=rollout, seed=seed, safe=0, reuse=0)
+        t0 = time.perf_counter()
+        m.search(state.clone())
+        out[label] = round(m.iterations_done / (time.perf_counter() - t0), 1)
+    ab = AlphaBetaAgent(time=seconds, seed=seed, safe=0)
+    r = ab.analyse(state.clone())
+    out["alphabeta_nodes_per_s"] = round(r["nodes"] / max(1e-9, r["seconds"]), 1)
+    out["alphabeta_depth"] = r["depth"]
+    return out
+
+
+def bench_game(name: str, seconds: float = 2.0, seed: int = 1, variant: str | None = None, players: int | None = None,
+               search_seconds: float = 1.0) -> dict:
+    """Measure one game; returns a dict of figures (see the module docs). ``search_seconds`` is the
+    time given to each search measurement (0: leave them out)."""
     game = load_game(name, variant, players)
     rng = random.Random(seed)
     # warm up (compiles the kernels on a cold cache)
@@ -83,6 +111,8 @@ def bench_game(name: str, seconds: float = 2.0, seed: int = 1, variant: str | No
     nodes = state.perft(depth)
     perft_s = time.perf_counter() - t1
     row.update({"perft_depth": depth, "perft_nodes": nodes, "perft_nodes_per_s": round(nodes / perft_s, 1)})
+    if search_seconds > 0:
+        row.update(search_speed(game.new_initial_state(), search_seconds, seed))
     return row
 
 

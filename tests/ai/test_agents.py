@@ -134,8 +134,55 @@ def test_specs_and_levels():
     s = load_game("yinsh").new_initial_state()
     assert lv.choose(s) in s.legal_actions()
     assert type(lv.agent_for("yinsh")).__name__ == "GreedyAgent"
-    assert spec_for("rings", 4) == "alphabeta:time=2" and spec_for("rings", 4, players=3) == "mcts:time=2,rollout=0"
+    assert spec_for("rings", 4) == "alphabeta:time=2,min=2" and spec_for("rings", 4, scale=0.1) == "alphabeta:time=0.2,min=2" and spec_for("rings", 4, players=3) == "mcts:time=2,rollout=0"
     with pytest.raises(ValueError):
         make_agent("level:6")
     with pytest.raises(ValueError):
         make_agent("nosuch")
+
+
+def _three_rows_position():
+    """White to move; d6-h6 flips e6, f6, g6, each completing a column of five: three rows, three rings, a win."""
+    from ringgames.games.yinsh.board import _INDEX, COLUMNS, NUM_POINTS
+    from ringgames.games.yinsh.notation import format_position
+
+    def p(name):
+        return _INDEX[(COLUMNS.index(name[0]), int(name[1:]))]
+
+    b = [0] * NUM_POINTS
+    for c in "efg":
+        for r in (4, 5, 7, 8):
+            b[p(f"{c}{r}")] = 1
+        b[p(f"{c}6")] = 2
+    for n in ("d6", "a2", "a3", "a4", "a5"):
+        b[p(n)] = 3
+    for n in ("k7", "k8", "k9", "k10", "j11"):
+        b[p(n)] = 4
+    return format_position(b, 0, "move", (0, 0), None, 0)
+
+
+def test_yinsh_three_rows_in_one_move_is_a_win_in_one():
+    from ringgames.ai.evaluation.yinsh import may_win_within_turn
+    from ringgames.ai.tactics import winning_action
+
+    s = load_game("yinsh").state_from_position(_three_rows_position())
+    assert tuple(s.removed) == (0, 0) and s.game.rings_to_win == 3
+    assert may_win_within_turn(s)  # the old shortcut (removed + 2 >= 3) said False here
+    a = winning_action(s)
+    assert a is not None and s.action_to_string(a) == "d6-h6"
+    assert AlphaBetaAgent(depth=1, seed=0).choose(s) == a
+    # with only the 12 markers of the start of this position, and after it, the filter still prunes:
+    early = load_game("yinsh").new_initial_state()
+    for m in "e3 a5 b5 c6 d6 e4 h7 g2 g3 g8".split():
+        early.play(m)
+    assert not may_win_within_turn(early)
+
+
+def test_alphabeta_min_depth_completes_past_the_time_budget():
+    s = load_game("rings").new_initial_state()
+    for _ in range(6):
+        s.apply_action(s.legal_actions()[len(s.legal_actions()) // 2])
+    r1 = AlphaBetaAgent(time=1e-6, seed=0).analyse(s.clone())
+    r2 = AlphaBetaAgent(time=1e-6, seed=0, min=2).analyse(s.clone())
+    assert r1["depth"] == 1 and r2["depth"] == 2 and r2["nodes"] > r1["nodes"]
+    assert make_agent("alphabeta:time=0.5,min=2").min_depth == 2

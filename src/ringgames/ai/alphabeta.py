@@ -48,13 +48,16 @@ class AlphaBetaAgent:
     default none: depth only), ``extend`` (same-player decisions searched below
     the horizon, default 4), ``tt`` (max table entries, default 400000),
     ``seed`` (random tie-break of equal moves), ``safe`` (1: leave out root actions that
-    hand the next player a win within their turn, as greedy does; default 1).
-    Depth 1 is always completed, even past the time budget.
+    hand the next player a win within their turn, as greedy does; default 1), ``min``
+    (depths up to this one are always completed, even past the time budget; default 1).
+    With ``min`` a level keeps its least search depth on any machine and under
+    scaled budgets, so that a level's strength does not collapse to the level below.
     """
 
     def __init__(self, depth: int = 64, time: float | None = None, extend: int = 4, tt: int = 400_000,
-                 seed: int | None = None, noise: float = 0.0, safe: int = 1):
+                 seed: int | None = None, noise: float = 0.0, safe: int = 1, min: int = 1):  # noqa: A002
         self.safe = bool(safe)
+        self.min_depth = max(1, int(min))
         self._may_stop = False
         self.max_depth = int(depth)
         self.time_limit = None if time in (None, 0) else float(time)
@@ -205,7 +208,7 @@ class AlphaBetaAgent:
         scores: dict[int, float] = {}
         order = actions
         for depth in range(1, max_depth + 1):
-            self._may_stop = depth > 1  # depth 1 always completes: a partial one could pick any move
+            self._may_stop = depth > self.min_depth  # a partial depth 1 could pick any move
             alpha, beta = -float("inf"), float("inf")
             iter_scores = {}
             best_a, best_v = None, -float("inf")
@@ -242,7 +245,8 @@ class AlphaBetaAgent:
             result.update(action=best_a, value=best_v, depth=depth)
             if abs(best_v) >= WIN - 1000:
                 break  # proven
-            if self.deadline is not None and time.perf_counter() - start > 0.45 * time_limit:
+            if (self.deadline is not None and depth >= self.min_depth
+                    and time.perf_counter() - start > 0.45 * time_limit):
                 break  # the next iteration would not finish
         result["pv"] = self._pv(state, result["action"])
         result["nodes"] = self.nodes

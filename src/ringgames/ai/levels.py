@@ -5,13 +5,16 @@ Level  Meaning
 =====  ==========================================================================
 1      beginner: takes a win in one, avoids handing one, otherwise plays at random
 2      greedy: as 1, but picks the action with the best evaluation one decision ahead
-3      search, about 0.5 s per decision (Gygès: depth 2, at most 1 s)
-4      search, about 2 s per decision (Gygès: 2.5 s)
-5      search, about 5 s per decision (the strongest we have)
+3      search, about 0.5 s per decision (Gygès: depth 2, at most 1 s; RINGS: at least depth 2)
+4      search, about 2 s per decision (Gygès: 2.5 s; Gygès and RINGS: at least depth 2)
+5      search, about 5 s per decision (the strongest we have; Gygès and RINGS: at least depth 2)
 =====  ==========================================================================
 
 ``LEVELS[game][n]`` is the agent spec behind level ``n`` of ``game``
-(``LEVELS_MULTI`` with more than two players); ``scale``
+(``LEVELS_MULTI`` with more than two players). ``min=2`` makes alpha-beta
+complete depth 2 even past its time budget: a search cut off at depth 1 is
+no stronger than level 2 (our scaled runs showed it), so this keeps the ladder
+monotone on slow machines and under ``scale``. ``scale``
 multiplies every time budget (``level:5,scale=0.1`` for quick tests; reports
 must say so). A game without its own table uses ``DEFAULT``.
 
@@ -50,15 +53,16 @@ LEVELS: dict[str, dict[int, str]] = {
         1: "greedy:eval=0",
         2: "greedy",
         3: "alphabeta:depth=2,time=1",
-        4: "alphabeta:time=2.5",
-        5: "alphabeta:time=5",
+        4: "alphabeta:time=2.5,min=2",
+        5: "alphabeta:time=5,min=2",
     },
+    # RINGS: depth 2 takes 0.05–0.3 s in the middle game; at least depth 2 at every level.
     "rings": {
         1: "greedy:eval=0",
         2: "greedy",
-        3: "alphabeta:time=0.5",
-        4: "alphabeta:time=2",
-        5: "alphabeta:time=5",
+        3: "alphabeta:time=0.5,min=2",
+        4: "alphabeta:time=2,min=2",
+        5: "alphabeta:time=5,min=2",
     },
 }
 

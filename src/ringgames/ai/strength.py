@@ -15,7 +15,7 @@ from .. import load_game
 from .levels import spec_for
 from .match import run_match
 
-__all__ = ["run_report", "search_speed"]
+__all__ = ["run_report", "search_speed", "LEDGER", "pairings", "read_ledger", "run_pairings", "ledger_table"]
 
 
 def search_speed(name: str, seconds: float = 1.0, seed: int = 1) -> dict:
@@ -144,3 +144,155 @@ def run_report(games_list: list[str], games: int = 100, scale: float = 1.0, leve
                 lines.append(row)
                 echo(row + f"  [{time.perf_counter() - t0:.0f} s]")
     return "\n".join(lines) + "\n"
+
+
+# -- the resumable report: one JSON line per game in a ledger -------------------------------
+
+#: Default ledger of ``ringgames strength``: one JSON object per finished game.
+LEDGER = "docs/strength/results.jsonl"
+
+
+def pairings(name: str, levels, scale: float = 1.0, opponents=("random", "below")) -> list[dict]:
+    """The pairings of the report for one game: each level against ``random`` (target 0.90 from
+    level 2) and against the level below (target 0.60)."""
+    out = []
+    for lv in levels:
+        me = spec_for(name, lv, scale)
+        if "random" in opponents:
+            out.append({"game": name, "level": lv, "opponent": "random", "a": me, "b": "random",
+                        "target": 0.9 if lv >= 2 else None})
+        if "below" in opponents and lv > 1:
+            opp = spec_for(name, lv - 1, scale)
+            if opp == me:
+                opp += ("," if ":" in opp else ":") + "seed=999"
+            out.append({"game": name, "level": lv, "opponent": f"level {lv - 1}", "a": me, "b": opp, "target": 0.6})
+    return out
+
+
+def read_ledger(path) -> list[dict]:
+    """The games recorded in a ledger (an absent file is empty; a torn last line is skipped)."""
+    import json
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.exists():
+        return []
+    out = []
+    for line in p.read_text().splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue
+    return out
+
+
+def _commit() -> str | None:
+    """The git commit of the code being measured (None outside a git checkout)."""
+    import subprocess
+    from pathlib import Path
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent, capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def _engine(name: str) -> str:
+    return "kernel" if hasattr(load_game(name).new_initial_state(), "random_playouts") else "python"
+
+
+def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1, echo=print) -> None:
+    """Play the games of ``pairs`` that ``ledger`` does not hold yet (game ``i`` of a pairing and seed
+    is always the same game, colours alternating with ``i``) and append each to the ledger as it
+    finishes, so the report can be run in pieces and resumed after an interruption."""
+    import json
+    from concurrent.futures import ProcessPoolExecutor
+    from pathlib import Path
+
+    from .match import _play_job, seating
+
+    path = Path(ledger)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    have = {(r["game"], r["a"], r["b"], r["seed"], r["index"]) for r in read_ledger(path)}
+    for pr in pairs:
+        todo = [i for i in range(games) if (pr["game"], pr["a"], pr["b"], seed, i) not in have]
+        label = f"{pr['game']} L{pr['level']} vs {pr['opponent']}"
+        if not todo:
+            echo(f"{label}: {games} games already in {path}")
+            continue
+        echo(f"{label}: {len(todo)} of {games} games to play")
+        engine = _engine(pr["game"])
+        commit = _commit()
+        specs = [pr["a"], pr["b"]]
+        args = [((pr["game"], seating(specs, 2, i), i, seed), {"players": 2}) for i in todo]
+        t0 = time.perf_counter()
+        ex = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
+        try:
+            results = ex.map(_play_job, args) if ex else map(_play_job, args)
+            for r in results:
+                rec = {"game": pr["game"], "level": pr["level"], "opponent": pr["opponent"], "a": pr["a"], "b": pr["b"],
+                       "seed": seed, "index": r.index, "seats": r.seats, "score": r.score_for(pr["a"]),
+                       "reason": r.reason, "actions": r.actions, "seconds": round(r.seconds, 2),
+                       "think_a": round(r.think.get(pr["a"], 0.0), 2), "engine": engine,
+                       "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(), "commit": commit}
+                with path.open("a") as f:
+                    f.write(json.dumps(rec) + "\n")
+        finally:
+            if ex:
+                ex.shutdown()
+        echo(f"{label}: done in {time.perf_counter() - t0:.0f} s")
+
+
+def ledger_table(records: list[dict], targets: dict | None = None) -> str:
+    """Markdown table of a ledger: one row per (game, level, opponent, agent specs), all seeds
+    together, with W-D-L, score, Elo and its 95% interval, and the target met or missed."""
+    from .match import elo_summary
+
+    groups: dict = {}
+    for r in records:
+        if r.get("score") is None:
+            continue
+        key = (r["game"], r["level"], r["opponent"], r["a"], r["b"])
+        groups.setdefault(key, []).append(r)
+    lines = ["| game | level | agent | opponent | games (seeds) | W-D-L | score (95% CI) | Elo (95% CI) | target | engine |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for key in sorted(groups, key=lambda k: (k[0], k[1], k[2] != "random", k[3], k[4])):
+        game, lv, opp, a, b = key
+        rs = groups[key]
+        scores = [r["score"] for r in rs]
+        e = elo_summary(scores)
+        n = len(scores)
+        w = sum(1 for x in scores if x == 1.0)
+        lo_ = sum(1 for x in scores if x == 0.0)
+        half = _score_half(scores)
+        target = 0.6 if opp.startswith("level") else (0.9 if lv >= 2 else None)
+        if target is None:
+            ok = ""
+        elif e["score"] >= target:
+            ok = "met" + ("" if e["score"] - half >= target else " (interval reaches below)")
+        else:
+            ok = f"**missed** (< {target:.2f})"
+        seeds = ",".join(str(s) for s in sorted({r["seed"] for r in rs}))
+        engines = "/".join(sorted({r.get("engine", "?") for r in rs}))
+        clip = " clipped" if e["elo_clipped"] else ""
+        lines.append(f"| {game} | {lv} | `{a}` | {opp} (`{b}`) | {n} ({seeds}) | {w}-{n - w - lo_}-{lo_} | "
+                     f"{e['score']:.3f} ({max(0.0, e['score'] - half):.2f}–{min(1.0, e['score'] + half):.2f}) | "
+                     f"{e['elo']:+.0f} ({e['elo_low']:+.0f} … {e['elo_high']:+.0f}){clip} | {ok} | {engines} |")
+    return "\n".join(lines) + "\n"
+
+
+def _score_half(scores: list[float]) -> float:
+    """Half-width of the 95% interval of the mean score (as :func:`~ringgames.ai.match.elo_summary`)."""
+    import math
+
+    n = len(scores)
+    s = sum(scores) / n
+    var = sum((x - s) ** 2 for x in scores) / (n - 1) if n > 1 else 0.25
+    shrunk = (sum(scores) + 0.5) / (n + 1)
+    var = max(var, shrunk * (1.0 - shrunk) / 2.0)
+    return 1.96 * math.sqrt(var / n)

@@ -42,10 +42,24 @@ def test_play_human_can_resign():
 
 
 def test_bench_json_has_the_figures():
-    r = CliRunner().invoke(main, ["bench", "yinsh", "--json", "--seconds", "0.3"])
+    r = CliRunner().invoke(main, ["bench", "yinsh", "--json", "--seconds", "0.3", "--search-seconds", "0.05"])
     assert r.exit_code == 0, r.output
     row = json.loads(r.output.strip().splitlines()[-1])
     assert row["game"] == "yinsh" and row["playout_path"] == "kernel"
     assert row["playouts_per_s"] > 0 and row["actions_per_s"] > 30 * row["playouts_per_s"]
     assert row["protocol_playouts_per_s"] > 0 and row["protocol_actions_per_s"] > 30 * row["protocol_playouts_per_s"]
     assert (row["perft_depth"], row["perft_nodes"]) == (3, 486978)  # the rules' reference after placement
+    # search speed from the start position (tiny budget here)
+    assert row["search_seconds"] == 0.05
+    assert row["mcts_iter_per_s"] > 0 and row["mcts_playout_iter_per_s"] > 0
+    assert row["alphabeta_nodes_per_s"] > 0 and row["alphabeta_depth"] >= 1
+
+
+def test_bench_search_speed_counts_iterations():
+    from ringgames.bench import search_speed
+
+    s = load_game("rings").new_initial_state()
+    row = search_speed(s, seconds=0.05)
+    # 0.05 s of evaluation-only MCTS on RINGS runs well over 20 iterations, playouts to the end far fewer
+    assert row["mcts_iter_per_s"] > 20 / 0.05 / 5 and row["mcts_iter_per_s"] > row["mcts_playout_iter_per_s"] > 0
+    assert s.history == []  # the state given is not modified

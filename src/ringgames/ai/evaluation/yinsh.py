@@ -92,10 +92,35 @@ def evaluate(state) -> list[float]:
 
 
 def may_win_within_turn(state) -> bool:
-    """Necessary condition for the player to move to win within this turn.
+    """Necessary condition for the player to move to win within this turn (exact: never False for a win).
 
-    A ring removal that reaches the target (one move can make at most two rows
-    in practice; three are not considered), the marker pool running out, or a
-    second pass in a row.
+    The game ends within the turn only by the marker pool running out, by a
+    second pass in a row, or by the player removing enough rings. Rows removed
+    in one turn are disjoint sets of 5 of the player's markers, and a ring move
+    can add at most the new marker plus every flipped opposing marker to them,
+    so ``k`` more removals need ``5 k`` markers (one removal already made with its
+    ring still to take, phase ``ring``, counts as done; after our own move no
+    more markers change colour, but rows the opponent's move made for us are
+    taken before our move). The number of rows one
+    move makes is not bounded otherwise: a move that flips three markers can
+    complete three rows at once.
     """
-    return (state.removed[state.actor] + 2 >= state.game.rings_to_win or state.pool <= 1 or state.passes >= 1)
+    if state.pool <= 1 or state.passes >= 1:
+        return True
+    actor = state.actor
+    need = state.game.rings_to_win - state.removed[actor]
+    phase = state.phase
+    if phase == "place":
+        return False
+    if phase == "ring":
+        need -= 1
+    if need <= 0:
+        return True
+    board = state.board
+    if not isinstance(board, list):
+        board = board.tolist()
+    own = board.count(1 if actor == 0 else 2)
+    if phase in ("row", "ring") and state.mover == actor:
+        return own >= 5 * need  # the move is made: no more flips this turn
+    # a move still to come this turn (rows made for us by the opponent's move are removed first)
+    return own + 1 + board.count(2 if actor == 0 else 1) >= 5 * need
