@@ -2,6 +2,8 @@
 before act() returns (and so before its broadcast), and a move the database refuses fails alone."""
 
 import asyncio
+
+from .aio import run
 from datetime import datetime, timezone
 
 from sqlalchemy import func, select
@@ -44,7 +46,7 @@ def test_concurrent_moves_are_batched_and_all_committed(tmp_path, monkeypatch):
         finally:
             await hub.stop()
 
-    asyncio.run(main())
+    run(main())
 
 
 def test_a_cancelled_caller_does_not_leave_memory_behind_the_database(tmp_path, monkeypatch):
@@ -70,4 +72,4 @@ def test_a_cancelled_caller_does_not_leave_memory_behind_the_database(tmp_path, 
         finally:
             await hub.stop()
 
-    asyncio.run(main())
+    run(main())
