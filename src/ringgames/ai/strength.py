@@ -13,9 +13,8 @@ import time
 
 from .. import load_game
 from .levels import spec_for
-from .match import run_match
 
-__all__ = ["run_report", "search_speed", "LEDGER", "pairings", "read_ledger", "run_pairings", "ledger_table"]
+__all__ = ["search_speed", "LEDGER", "pairings", "read_ledger", "run_pairings", "ledger_table"]
 
 
 def search_speed(name: str, seconds: float = 1.0, seed: int = 1) -> dict:
@@ -48,31 +47,6 @@ def search_speed(name: str, seconds: float = 1.0, seed: int = 1) -> dict:
     return out
 
 
-_ABOUT = """
-Every agent uses only the game protocol (`ringgames.protocol`); evaluation
-functions (`ringgames/ai/evaluation/<game>.py`) are the only code that reads a
-game's state. A multi-decision turn (YINSH move, row, ring; RINGS placement or
-pass, then conversions) is a sequence of decisions by the same player, and every
-agent takes each of them.
-
-| agent | spec example | what it does |
-|---|---|---|
-| random | `random:seed=1` | uniformly random legal action |
-| greedy | `greedy`, `greedy:eval=0` | plays a win within its turn if there is one; never hands the next player a win within their turn if it can avoid it; otherwise the best evaluation one decision ahead (`eval=0`: a random safe action) |
-| mcts | `mcts:iterations=2000`, `mcts:time=2,rollout=0` | UCT with per-player rewards (any number of players), iteration or time budget, seedable, tree reused between decisions; leaves valued by a random playout (`rollout=-1`, to the end) or by the evaluation after `rollout` random steps (`rollout=0`: evaluation only); plays a win in its turn at once and leaves out actions that hand one |
-| alphabeta | `alphabeta:depth=3`, `alphabeta:time=2` | iterative-deepening negamax with alpha-beta, transposition table keyed by the protocol's `hash_key()` (position only; Zobrist where a game provides it), TT-move and history-heuristic ordering, time budget; the sign flips only when the player to move changes; more than two players: paranoid |
-| level | `level:1` … `level:5` | the documented agent and budget for the game (table below); `scale=` multiplies the time budgets |
-
-Commands: `ringgames match GAME A B [--games N] [--jobs J] [--json]`,
-`ringgames analyse GAME [--moves ...|--position ...] [--time S]`,
-`ringgames play GAME --black level:3`, and `ringgames strength` (this report).
-`ringgames strength` with its defaults (100 games per pairing, real budgets,
-all games, levels 1–5) produces the complete report; it takes days on two
-cores (a level-5 decision takes up to 5 s and a RINGS game has about 390
-actions), so the figures below state exactly what was run.
-"""
-
-
 def _available(name: str) -> bool:
     try:
         load_game(name)
@@ -80,73 +54,6 @@ def _available(name: str) -> bool:
     except (ModuleNotFoundError, ImportError):
         return False
 
-
-def run_report(games_list: list[str], games: int = 100, scale: float = 1.0, levels=(1, 2, 3, 4, 5), jobs: int = 2,
-               seed: int = 0, echo=print) -> str:
-    from tqdm import tqdm
-
-    lines = ["# Computer players and their strength", "", _ABOUT.strip(), "", "## Measured", ""]
-    lines.append("Produced by `ringgames strength "
-                 f"--games {games} --scale {scale:g} --levels {min(levels)}-{max(levels)} --jobs {jobs} --seed {seed}` "
-                 f"on {platform.python_implementation()} {platform.python_version()} ({platform.machine()}), "
-                 f"{time.strftime('%Y-%m-%d')}.")
-    if scale != 1.0:
-        lines.append("")
-        lines.append(f"**Time budgets were multiplied by {scale:g}**: these are *not* the real levels 3–5, "
-                     "only the same agents with shorter budgets.")
-    lines.append("")
-    lines.append("Score = (wins + draws/2) / games for the row's level; Elo is the difference to the opponent "
-                 "with a 95% confidence interval (normal approximation on the score). Targets: ≥ 0.90 against "
-                 "`random` for levels ≥ 2, ≥ 0.60 against the level below.")
-    from .levels import DEFAULT, LEVELS, LEVELS_MULTI
-
-    lines += ["", "## Levels", "", "| game | level 1 | level 2 | level 3 | level 4 | level 5 |", "|---|---|---|---|---|---|"]
-    for name in games_list:
-        table = LEVELS.get(name, DEFAULT)
-        lines.append(f"| {name} | " + " | ".join(f"`{table[i]}`" for i in range(1, 6)) + " |")
-        if name in LEVELS_MULTI:
-            lines.append(f"| {name}, 3–6 players | " + " | ".join(f"`{LEVELS_MULTI[name][i]}`" for i in range(1, 6)) + " |")
-    lines += ["", "## Search speed (one thread, 1 s per measurement, a middle-game position)", "",
-              "| game | MCTS iterations/s (random playout to the end) | MCTS iterations/s (evaluation at the leaf) "
-              "| alpha-beta nodes/s | alpha-beta depth in 1 s |", "|---|---|---|---|---|"]
-    for name in games_list:
-        if not _available(name):
-            continue
-        sp = search_speed(name)
-        lines.append(f"| {name} | {sp['mcts_playout_iter_per_s']:,.0f} | {sp['mcts_eval_iter_per_s']:,.0f} | "
-                     f"{sp['alphabeta_nodes_per_s']:,.0f} | {sp['alphabeta_depth']} |")
-        echo(lines[-1])
-    for name in games_list:
-        if not _available(name):
-            lines += ["", f"## {name}", "", "Not measured: the engine is not available on this branch."]
-            continue
-        title = load_game(name).title
-        lines += ["", f"## {title}: matches", "", "| level | agent | opponent | games | W-D-L | score | Elo (95% CI) | target |",
-                  "|---|---|---|---|---|---|---|---|"]
-        for lv in levels:
-            me = spec_for(name, lv, scale)
-            pairs = [("random", "random", 0.9 if lv >= 2 else None)]
-            if lv > 1:
-                pairs.append((f"level {lv - 1}", spec_for(name, lv - 1, scale), 0.6))
-            for label, opp, target in pairs:
-                if opp == me:
-                    opp_spec = opp + ("," if ":" in opp else ":") + "seed=999"  # distinct spec string
-                else:
-                    opp_spec = opp
-                bar = tqdm(total=games, unit="game", desc=f"{name} L{lv} vs {label}", leave=False)
-                t0 = time.perf_counter()
-                r = run_match(name, [me, opp_spec], games=games, seed=seed, jobs=jobs, progress=bar)
-                bar.close()
-                ok = "" if target is None else ("met" if r["score"] >= target else f"**missed** (< {target:.2f})")
-                elo = f"{r['elo']:+.0f} ({r['elo_low']:+.0f} … {r['elo_high']:+.0f})" + (" clipped" if r["elo_clipped"] else "")
-                row = (f"| {lv} | `{me}` | {label} (`{opp}`) | {r['games']} | {r['wins']}-{r['draws']}-{r['losses']} | "
-                       f"{r['score']:.3f} | {elo} | {ok} |")
-                lines.append(row)
-                echo(row + f"  [{time.perf_counter() - t0:.0f} s]")
-    return "\n".join(lines) + "\n"
-
-
-# -- the resumable report: one JSON line per game in a ledger -------------------------------
 
 #: Default ledger of ``ringgames strength``: one JSON object per finished game.
 LEDGER = "docs/strength/results.jsonl"
