@@ -11,9 +11,11 @@ lives here:
 * **perft** in the kernel, and the empty action list once the players ended
   the game (resignation, agreed draw).
 
-A subclass sets :attr:`KernelState.max_legal` and implements
-:meth:`~KernelState._kernel_legal`, :meth:`~KernelState._kernel_apply` and
-:meth:`~KernelState._kernel_perft`; it may extend :meth:`~KernelState._clone_into`
+A subclass sets :attr:`KernelState.kernel` (its kernel module, whose
+``legal_actions``, ``apply_action`` and ``perft`` the hooks call) and
+:attr:`KernelState.max_legal`; it may override :meth:`~KernelState._kernel_legal`,
+:meth:`~KernelState._kernel_apply` and :meth:`~KernelState._kernel_perft` (Gygès
+keeps repetition keys beside the array), extend :meth:`~KernelState._clone_into`
 for its own fields and :meth:`~KernelState._ended_by_players` where a
 resignation does not end the game (RINGS).
 """
@@ -34,6 +36,8 @@ class KernelState(State):
     __slots__ = ("game", "s", "_history", "_undo", "_resigned", "_agreed", "_start", "_buf")
 
     #: The size of the legal-action buffer: at least the most actions any position has.
+    #: The game's kernel module (``legal_actions``, ``apply_action``, ``perft``).
+    kernel = None
     max_legal: int = 0
 
     def _init_kernel_state(self, game, s: np.ndarray, start: str | None = None) -> None:
@@ -50,15 +54,15 @@ class KernelState(State):
     # -- what a game provides ----------------------------------------------
     def _kernel_legal(self, s: np.ndarray, out: np.ndarray) -> int:
         """Write the legal actions of ``s`` into ``out`` (ascending); return how many."""
-        raise NotImplementedError
+        return self.kernel.legal_actions(s, out)
 
     def _kernel_apply(self, s: np.ndarray, action: int) -> None:
         """Play ``action`` on ``s`` in place (a fresh copy, owned by this state)."""
-        raise NotImplementedError
+        self.kernel.apply_action(s, action)
 
     def _kernel_perft(self, s: np.ndarray, depth: int) -> int:
         """perft of ``s`` at ``depth`` > 0 in the kernel."""
-        raise NotImplementedError
+        return self.kernel.perft(s, depth)
 
     def _ended_by_players(self) -> bool:
         """True when a resignation or an agreed draw has ended the game (no actions, perft 0)."""

@@ -61,6 +61,7 @@ class GygesState(KernelState):
     """
 
     __slots__ = ("_keys",)
+    kernel = K
     max_legal = K.MAX_LEGAL
 
     def __init__(self, game: "GygesGame", board=None, side: int = 0, phase: int = SETUP_SOUTH, start: str | None = None):

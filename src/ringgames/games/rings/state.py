@@ -110,6 +110,7 @@ class RingsState(KernelState):
     """
 
     __slots__ = ("_n", "_start_resigned")
+    kernel = K
     max_legal = K.MAX_LEGAL
 
     def __init__(self, game: RingsGame, owner=None, start_resigned=()):
@@ -139,15 +140,6 @@ class RingsState(KernelState):
         return self._agreed or bool(K.is_over(self.s))
 
     # -- protocol (legal actions, apply/undo, clone, perft: KernelState) ------
-    def _kernel_legal(self, s, out) -> int:
-        return K.legal_actions(s, out)
-
-    def _kernel_apply(self, s, action: int) -> None:
-        K.apply_action(s, action)
-
-    def _kernel_perft(self, s, depth: int) -> int:
-        return K.perft(s, depth)
-
     def _ended_by_players(self) -> bool:
         # a resignation does not end a RINGS game while two or more seats remain (the kernel knows)
         return self._agreed

@@ -132,19 +132,11 @@ class YinshState(KernelState):
     """
 
     __slots__ = ()
+    kernel = K
     max_legal = K.MAX_LEGAL
 
     def __init__(self, game: YinshGame):
         self._init_kernel_state(game, K.new_state(game.rings_to_win))
-
-    def _kernel_legal(self, s, out) -> int:
-        return K.legal_actions(s, out)
-
-    def _kernel_apply(self, s, action: int) -> None:
-        K.apply_action(s, action)
-
-    def _kernel_perft(self, s, depth: int) -> int:
-        return K.perft(s, depth)
 
     # -- read-only views of the position ---------------------------------
     @property
