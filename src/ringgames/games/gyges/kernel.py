@@ -27,17 +27,17 @@ Move generation
 ---------------
 A move lifts its piece and walks segments of exactly as many steps as the rings
 of the piece it last landed on; every step but the last of a segment enters an
-empty square; no link is used twice in the whole move. The 60 links are bits of
-an ``int64`` (``used``). Every one-segment walk of 1, 2 or 3 steps from each
-square is precomputed (:data:`P_END`, :data:`P_LINKS`, :data:`P_MID`: end square,
-link mask, mask of the squares that must be empty; packed into :data:`WALKS` for
-the hot loop), so a segment is a branch-free pass over at most 36 table rows with
-two mask tests. The search keeps a stack of bounce states ``(square, used)`` and
-records them per square; a state is searched only if no recorded state on its
-square used a subset of its links (which reaches everything it reaches). Per start square it
-yields three bit masks: ``ends`` (empty end squares, bit 36 = the goal), ``reps``
-(occupied squares where a replace may happen) and ``drops`` (where the displaced
-piece may go: it depends only on the start square). Actions are written from the
+empty square; no link is used twice in the whole move. The search keeps a stack of
+bounce states ``(square, used links)``; the used links are two bit boards aligned with
+the squares (horizontal and vertical links), so a whole segment of 1–3 steps advances
+as shifts of four bit boards, one per direction of arrival (:func:`segment`). Only where
+a segment lands on a piece are its walks listed (every walk of 1, 2 or 3 steps from each
+square is precomputed, sorted by end square: :data:`E_RANGE`), to know the links of the
+bounce state. A state is searched only if no recorded state on its square used a subset
+of its links (which reaches everything it reaches). Per start square the search yields
+three bit masks: ``ends`` (empty end squares, bit 36 = the goal), ``reps`` (occupied
+squares where a replace may happen) and ``drops`` (where the displaced piece may go: it
+depends only on the start square). Actions are written from the
 masks in ascending order; playouts draw a uniform action from the counts without
 writing the list.
 """
@@ -132,40 +132,61 @@ def _walks():
 #: the end square, the links and the squares before the end (which must be empty) of the
 #: i-th walk of k steps from sq.
 P_END, P_LINKS, P_MID, P_COUNT = _walks()
-#: The walks packed for the hot loop (24 KB, so they stay in the L1 cache): walk j of (k, sq) is
-#: row ``W_START[k, sq] + j`` of ``WALKS``; column 0 holds its links, column 1 the squares it
-#: passes (bits 0..35, which must be empty) and its end square (bits 40..45).
-W_START = np.zeros((4, NSQ), dtype=np.int32)
-_rows = []
-for _k in range(4):
-    for _s in range(NSQ):
-        W_START[_k, _s] = len(_rows)
-        for _j in range(P_COUNT[_k, _s]):
-            _rows.append((int(P_LINKS[_k, _s, _j]), int(P_MID[_k, _s, _j]) | (int(P_END[_k, _s, _j]) << 40)))
-WALKS = np.array(_rows, dtype=np.int64).reshape(-1, 2)
-del _rows, _k, _s, _j
-
-def _goal_walks():
-    """The walks of k = 1, 2 steps into each side's goal row (where one more step enters the goal)."""
-    count = np.zeros((2, 3, NSQ), dtype=np.int32)
-    links = np.zeros((2, 3, NSQ, 12), dtype=np.int64)
-    squares = np.zeros((2, 3, NSQ, 12), dtype=np.int64)
-    for side, row in ((0, WIDTH - 1), (1, 0)):
-        for k in (1, 2):
-            for sq in range(NSQ):
-                n = 0
-                for i in range(P_COUNT[k, sq]):
-                    if P_END[k, sq, i] // WIDTH == row:
-                        links[side, k, sq, n] = P_LINKS[k, sq, i]
-                        squares[side, k, sq, n] = P_MID[k, sq, i] | (1 << int(P_END[k, sq, i]))
-                        n += 1
-                count[side, k, sq] = n
-    return count, links, squares
+# The search's link sets are two bit boards aligned with the squares: ``uh`` has bit ``sq`` for
+# the horizontal link between sq and sq + 1, ``uv`` bit ``sq`` for the vertical link between
+# sq and sq + 6. A whole segment then advances by shifts (see :func:`segment`).
+NOT_ROW_LAST = np.int64(sum(1 << x for x in range(NSQ) if x // WIDTH != WIDTH - 1))
+NOT_ROW_FIRST = np.int64(sum(1 << x for x in range(NSQ) if x // WIDTH != 0))
+NOT_COL_LAST = np.int64(sum(1 << x for x in range(NSQ) if x % WIDTH != WIDTH - 1))
+NOT_COL_FIRST = np.int64(sum(1 << x for x in range(NSQ) if x % WIDTH != 0))
+ROW_MASK = np.array([sum(1 << (r * WIDTH + c) for c in range(WIDTH)) for r in range(WIDTH)], dtype=np.int64)
 
 
-#: ``GW_COUNT[side, k, sq]`` walks of k steps from sq onto side's goal row (the opponent's home
-#: row): ``GW_LINKS`` their links, ``GW_SQUARES`` the squares they enter (all must be empty).
-GW_COUNT, GW_LINKS, GW_SQUARES = _goal_walks()
+def _link_planes():
+    """``LINK_H[b]``, ``LINK_V[b]``: the (uh, uv) form of link bit b of ``NEIGHBORS``."""
+    h = np.zeros(64, dtype=np.int64)
+    v = np.zeros(64, dtype=np.int64)
+    for sq in range(NSQ):
+        for n, b in NEIGHBORS[sq]:
+            i = int(b).bit_length() - 1
+            lo = min(sq, n)
+            if abs(n - sq) == 1:
+                h[i] = 1 << lo
+            else:
+                v[i] = 1 << lo
+    return h, v
+
+
+LINK_H, LINK_V = _link_planes()
+
+
+def _walks_by_end():
+    """The walks of :data:`P_END` etc. sorted by end square, with their links as (uh, uv)."""
+    wh, wv, wm = [], [], []
+    erange = np.zeros((4, NSQ, NSQ, 2), dtype=np.int32)
+    for k in range(1, 4):
+        for sq in range(NSQ):
+            rows = sorted((int(P_END[k, sq, j]), int(P_LINKS[k, sq, j]), int(P_MID[k, sq, j]))
+                          for j in range(P_COUNT[k, sq]))
+            for e, lk, mid in rows:
+                if erange[k, sq, e, 1] == 0:
+                    erange[k, sq, e, 0] = len(wh)
+                erange[k, sq, e, 1] = len(wh) + 1
+                h = v = 0
+                for b in range(64):
+                    if (lk >> b) & 1:
+                        h |= int(LINK_H[b])
+                        v |= int(LINK_V[b])
+                wh.append(h)
+                wv.append(v)
+                wm.append(mid)
+    return np.array(wh, dtype=np.int64), np.array(wv, dtype=np.int64), np.array(wm, dtype=np.int64), erange
+
+
+#: Walk ``i`` in ``E_RANGE[k, sq, e, 0] <= i < E_RANGE[k, sq, e, 1]`` is a walk of k steps from
+#: sq ending on e, with links ``E_H[i]``/``E_V[i]`` and passed squares ``E_MID[i]``: the search
+#: reads them only for the squares where a segment lands on a piece (to know the bounce's links).
+E_H, E_V, E_MID, E_RANGE = _walks_by_end()
 
 del _sq, _i, _n, _b
 
@@ -173,23 +194,22 @@ del _sq, _i, _n, _b
 #: A search that records more bounce states than this raises (never seen in play: the most
 #: found in random games is under 2,000).
 MEMO_LIMIT = 1 << 16
-#: ``stack_sq[HITS:]`` lists the walks of one expansion that land on a piece.
-HITS = MEMO_LIMIT + 1
 
 
 def new_workspace():
     """Scratch arrays for the searches: ``(heads, links, nexts, stack_sq, stack_used)``.
 
     The bounce states met by a search are kept per square as linked lists: ``heads[sq]``
-    is the latest record on square sq (-1 none), ``links[j]`` its used links, ``nexts[j]``
-    the record before it on the same square; ``stack_*`` is the search's stack.
+    is the latest record on square sq (-1 none), ``links[2j]``/``links[2j + 1]`` its used
+    links (uh, uv), ``nexts[j]`` the record before it on the same square; ``stack_*`` is
+    the search's stack (``stack_used`` two entries per state).
     """
     return (
         np.full(NSQ, -1, dtype=np.int32),
-        np.zeros(MEMO_LIMIT, dtype=np.int64),
+        np.zeros(2 * MEMO_LIMIT, dtype=np.int64),
         np.zeros(MEMO_LIMIT, dtype=np.int32),
-        np.zeros(HITS + 40, dtype=np.int32),
-        np.zeros(MEMO_LIMIT + 1, dtype=np.int64),
+        np.zeros(MEMO_LIMIT + 1, dtype=np.int32),
+        np.zeros(2 * (MEMO_LIMIT + 1), dtype=np.int64),
     )
 
 
@@ -205,26 +225,40 @@ def workspace():
 
 
 # ---------------------------------------------------------------- small helpers
+_M1 = np.int64(0x5555555555555555)
+_M2 = np.int64(0x3333333333333333)
+_M4 = np.int64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
 @njit
 def popcount(x):
-    """Set bits of a non-negative int64."""
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
+    """Set bits of a non-negative int64 (branch-free SWAR count)."""
+    x = x - ((x >> 1) & _M1)
+    x = (x & _M2) + ((x >> 2) & _M2)
+    x = (x + (x >> 4)) & _M4
+    return np.int64((np.uint64(x) * _H01) >> np.uint64(56))
+
+
+_DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_DEBRUIJN_INDEX = np.zeros(64, dtype=np.int32)
+for _i in range(64):
+    _DEBRUIJN_INDEX[(((1 << _i) * 0x03F79D71B4CB0A89) & (2**64 - 1)) >> 58] = _i
+del _i
+
+
+@njit
+def lowest_bit(x):
+    """Index of the lowest set bit of a non-zero, non-negative int64 (de Bruijn multiply)."""
+    return _DEBRUIJN_INDEX[(np.uint64(x & -x) * _DEBRUIJN) >> np.uint64(58)]
 
 
 @njit
 def nth_bit(x, n):
     """Index of the n-th (0-based) set bit of x."""
-    i = 0
-    while True:
-        if (x >> i) & 1:
-            if n == 0:
-                return i
-            n -= 1
-        i += 1
+    for _ in range(n):
+        x &= x - 1
+    return lowest_bit(x)
 
 
 @njit
@@ -289,73 +323,118 @@ def drop_mask(occ, side):
 
 
 @njit
-def search(board, occ, cur, rem, used, goal_row, heads, links, nexts, st_sq, st_used):
+def segment(cur, rem, uh, uv, empty):
+    """One segment of ``rem`` (1–3) steps from ``cur`` with links ``uh``/``uv`` used (*A move* 3, 4).
+
+    Returns ``(reach, front)``: the squares where the segment can land (its last step may
+    enter an occupied square), and the squares it can stand on with exactly one step left
+    (empty, so ``front & goal row`` means the goal can be entered). The walk advances as
+    four bit boards, one per direction of arrival: a step may not reverse the previous one
+    (the only way to reuse a link inside a segment of at most 3 steps), may not cross a
+    used link, and every square but the last must be in ``empty``.
+    """
+    m_up = NOT_ROW_LAST & ~uv
+    m_right = NOT_COL_LAST & ~uh
+    m_down = NOT_ROW_FIRST & ~(uv << WIDTH)
+    m_left = NOT_COL_FIRST & ~(uh << 1)
+    b = np.int64(1) << cur
+    if rem == 1:
+        return (((b & m_up) << WIDTH) | ((b & m_right) << 1) | ((b & m_down) >> WIDTH)
+                | ((b & m_left) >> 1)), b
+    up = ((b & m_up) << WIDTH) & empty
+    right = ((b & m_right) << 1) & empty
+    down = ((b & m_down) >> WIDTH) & empty
+    left = ((b & m_left) >> 1) & empty
+    if rem == 3:
+        up2 = (((up | right | left) & m_up) << WIDTH) & empty
+        right2 = (((up | right | down) & m_right) << 1) & empty
+        down2 = (((right | down | left) & m_down) >> WIDTH) & empty
+        left2 = (((up | down | left) & m_left) >> 1) & empty
+        up, right, down, left = up2, right2, down2, left2
+    reach = ((((up | right | left) & m_up) << WIDTH) | (((up | right | down) & m_right) << 1)
+             | (((right | down | left) & m_down) >> WIDTH) | (((up | down | left) & m_left) >> 1))
+    return reach, up | right | down | left
+
+
+@njit
+def split_links(used):
+    """The ``(uh, uv)`` planes of a link mask in the ``NEIGHBORS`` numbering."""
+    uh = np.int64(0)
+    uv = np.int64(0)
+    while used:
+        b = lowest_bit(used)
+        used &= used - 1
+        uh |= LINK_H[b]
+        uv |= LINK_V[b]
+    return uh, uv
+
+
+@njit
+def search(board, occ, cur, rem, uh, uv, goal_row, stop, heads, links, nexts, st_sq, st_used):
     """Every place a move can end from a point of its walk (*A move* 3–5).
 
     The walk stands on ``cur`` with ``rem`` steps of the current segment left and the
-    links ``used``; ``occ`` (occupied squares) has the mover lifted, ``board`` (rings per
-    square) is read only on occupied squares. Returns ``(ends, reps)``:
-    ``ends`` the empty squares where it can end (bit :data:`GOAL` for the opponent's goal,
-    reachable only with exactly one step left from ``goal_row``), ``reps`` the occupied
-    squares where a segment can end (replace there, or bounce on). Bounces are followed
-    to the end. A bounce state (square, used links) is searched only if no state recorded
-    on that square used a subset of its links (whatever it can reach, that one reaches
-    too). Raises RuntimeError after :data:`MEMO_LIMIT` recorded states.
+    links ``uh``/``uv`` used (see :func:`split_links`); ``occ`` (occupied squares) has the
+    mover lifted, ``board`` (rings per square) is read only on occupied squares. Returns
+    ``(ends, reps)``: ``ends`` the empty squares where it can end (bit :data:`GOAL` for the
+    opponent's goal, reachable only with exactly one step left from ``goal_row``), ``reps``
+    the occupied squares where a segment can end (replace there, or bounce on). Bounces are
+    followed to the end: a segment is one :func:`segment` call; only where it lands on a
+    piece are the walks to that square listed (:data:`E_RANGE`) to know the bounce's links.
+    A bounce state (square, used links) is searched only if no state recorded on that
+    square used a subset of its links (whatever it can reach, that one reaches too).
+    With ``stop`` (a square mask, bit :data:`GOAL` included) the search returns as soon as
+    one of those squares is in ``ends | reps`` (the masks are then partial); 0 searches all.
+    Raises RuntimeError after :data:`MEMO_LIMIT` recorded states.
     """
     heads[:] = -1
     nrec = 0
     ends = np.int64(0)
     reps = np.int64(0)
+    empty = ~occ & ALL_SQUARES
+    goal = ROW_MASK[goal_row]
     st_sq[0] = cur * 4 + rem
-    st_used[0] = used
+    st_used[0] = uh
+    st_used[1] = uv
     top = 1
     while top > 0:
         top -= 1
         cur = st_sq[top] >> 2
         rem = st_sq[top] & 3
-        used = st_used[top]
-        if (ends & GOAL_BIT) == 0:
-            if rem == 1:
-                if ROW[cur] == goal_row:
-                    ends |= GOAL_BIT
-            else:
-                gs = 0 if goal_row == WIDTH - 1 else 1
-                for i in range(GW_COUNT[gs, rem - 1, cur]):
-                    if ((used & GW_LINKS[gs, rem - 1, cur, i]) | (occ & GW_SQUARES[gs, rem - 1, cur, i])) == 0:
-                        ends |= GOAL_BIT
-                        break
-        # one branch-free pass over the walks of the segment: the squares reached, and the
-        # walks that land on a piece (listed in st_sq[HITS:]) for the bounces
-        reach = np.int64(0)
-        nh = HITS
-        w0 = W_START[rem, cur]
-        for i in range(w0, w0 + P_COUNT[rem, cur]):
-            w = WALKS[i, 1]
-            ok = np.int64(((used & WALKS[i, 0]) | (occ & w)) == 0)
-            eb = np.int64(1) << (w >> 40)
-            reach |= eb & -ok
-            st_sq[nh] = i
-            nh += ok & np.int64((occ & eb) != 0)
-        ends |= reach & ~occ
-        reps |= reach & occ
-        for h in range(HITS, nh):
-            i = st_sq[h]
-            e = WALKS[i, 1] >> 40
-            u = used | WALKS[i, 0]
-            j = heads[e]
-            while j >= 0 and (links[j] & ~u) != 0:
-                j = nexts[j]
-            if j >= 0:
-                continue  # covered by a state with fewer links
-            if nrec == MEMO_LIMIT:
-                raise RuntimeError("gyges kernel: too many bounce states for the search workspace")
-            links[nrec] = u
-            nexts[nrec] = heads[e]
-            heads[e] = nrec
-            nrec += 1
-            st_sq[top] = e * 4 + board[e]
-            st_used[top] = u
-            top += 1
+        uh = st_used[2 * top]
+        uv = st_used[2 * top + 1]
+        reach, front = segment(cur, rem, uh, uv, empty)
+        if (front & goal) != 0:
+            ends |= GOAL_BIT
+        ends |= reach & empty
+        hits = reach & occ
+        reps |= hits
+        if ((ends | reps) & stop) != 0:
+            return ends, reps
+        while hits:
+            e = lowest_bit(hits)
+            hits &= hits - 1
+            for i in range(E_RANGE[rem, cur, e, 0], E_RANGE[rem, cur, e, 1]):
+                if ((uh & E_H[i]) | (uv & E_V[i]) | (occ & E_MID[i])) != 0:
+                    continue
+                h = uh | E_H[i]
+                v = uv | E_V[i]
+                j = heads[e]
+                while j >= 0 and ((links[2 * j] & ~h) | (links[2 * j + 1] & ~v)) != 0:
+                    j = nexts[j]
+                if j >= 0:
+                    continue  # covered by a state with fewer links
+                if nrec == MEMO_LIMIT:
+                    raise RuntimeError("gyges kernel: too many bounce states for the search workspace")
+                links[2 * nrec] = h
+                links[2 * nrec + 1] = v
+                nexts[nrec] = heads[e]
+                heads[e] = nrec
+                nrec += 1
+                st_sq[top] = e * 4 + board[e]
+                st_used[2 * top] = h
+                st_used[2 * top + 1] = v
+                top += 1
     return ends, reps
 
 
@@ -382,7 +461,7 @@ def move_targets(s, occ, side, starts, ends, reps, drops, heads, links, nexts, s
             if v == 0:
                 continue
             lifted = occ & ~(np.int64(1) << sq)  # the piece is lifted; s itself is never written
-            e, p = search(s, lifted, sq, v, 0, goal_row, heads, links, nexts, st_sq, st_used)
+            e, p = search(s, lifted, sq, v, 0, 0, goal_row, 0, heads, links, nexts, st_sq, st_used)
             d = np.int64(0)
             if p != 0 and replace:
                 d = drop_mask(lifted, side)
@@ -397,6 +476,134 @@ def move_targets(s, occ, side, starts, ends, reps, drops, heads, links, nexts, s
         if n > 0:
             return n
     return 0
+
+
+@njit
+def reach_bound(board, occ, cur, rem, goal_row):
+    """An over-approximation of :func:`search` from a lifted piece: ``(ends, reps)`` supersets.
+
+    Each segment is walked as if no link had been used before it (links used inside a
+    segment still count), so every square is bounced on at most once: a few
+    :func:`segment` calls. Every real move's end is in the result; some results may be
+    unreachable once earlier links are taken into account.
+    """
+    empty = ~occ & ALL_SQUARES
+    goal = ROW_MASK[goal_row]
+    reach, front = segment(cur, rem, 0, 0, empty)
+    ends = reach & empty
+    if (front & goal) != 0:
+        ends |= GOAL_BIT
+    reps = reach & occ
+    todo = reps
+    while todo:
+        e = lowest_bit(todo)
+        todo &= todo - 1
+        reach, front = segment(e, board[e], 0, 0, empty)
+        if (front & goal) != 0:
+            ends |= GOAL_BIT
+        ends |= reach & empty
+        new = reach & occ & ~reps
+        reps |= new
+        todo |= new
+    return ends, reps
+
+
+@njit
+def random_move(s, occ, side, starts, ends, reps, drops, exact, cnt, heads, links, nexts, st_sq, st_used):
+    """A uniformly random legal action in play (numba's RNG), without listing the actions (*A move* 1–5, 9).
+
+    Per movable piece the targets are first bounded from above (:func:`reach_bound`); an
+    action is drawn uniformly from the bounded set (ends + replaces x drops) and kept if
+    the exact search (:func:`search`, stopping as soon as the drawn square is found) shows
+    it legal. If not, that piece's exact targets replace its bound and the draw is repeated.
+    This is rejection sampling from a superset, refined only by removing illegal actions, so
+    each legal action is returned with the same probability. The next-row fallback: when
+    no piece of a row keeps any target, the next row is tried. Returns :data:`PASS` when no
+    piece can move. ``starts``..``cnt`` are scratch arrays of 6 entries.
+    """
+    goal_row = WIDTH - 1 if side == 0 else 0
+    replace = s[REPLACE] != 0
+    for k in range(WIDTH):
+        r = k if side == 0 else WIDTH - 1 - k
+        if (occ & ROWS_UPTO[r] & ROWS_FROM[r]) == 0:
+            continue
+        n = 0
+        for c in range(WIDTH):
+            sq = r * WIDTH + c
+            v = s[sq]
+            if v == 0:
+                continue
+            lifted = occ & ~(np.int64(1) << sq)
+            e, p = reach_bound(s, lifted, sq, v, goal_row)
+            d = np.int64(0)
+            if p != 0 and replace:
+                d = drop_mask(lifted, side)
+            if d == 0:
+                p = np.int64(0)
+            starts[n] = sq
+            ends[n] = e
+            reps[n] = p
+            drops[n] = d
+            exact[n] = 0
+            n += 1
+        while True:
+            total = 0
+            for i in range(n):
+                cnt[i] = popcount(ends[i]) + popcount(reps[i]) * popcount(drops[i])
+                total += cnt[i]
+            if total == 0:
+                break  # no piece of this row can move: the next row
+            x = np.random.randint(total)
+            i = 0
+            while x >= cnt[i]:
+                x -= cnt[i]
+                i += 1
+            ne = popcount(ends[i])
+            base = MOVE_BASE + starts[i] * 37 * 37
+            if x < ne:
+                t = nth_bit(ends[i], x)
+                a = base + t * 37 + NO_DROP
+            else:
+                x -= ne
+                nd = popcount(drops[i])
+                t = nth_bit(reps[i], x // nd)
+                a = base + t * 37 + nth_bit(drops[i], x % nd)
+            if exact[i]:
+                return a
+            st = starts[i]
+            tb = np.int64(1) << t
+            e, p = search(s, occ & ~(np.int64(1) << st), st, s[st], 0, 0, goal_row, tb,
+                          heads, links, nexts, st_sq, st_used)
+            if ((e | p) & tb) != 0:
+                return a
+            # the search ran to the end without meeting t: these are the piece's exact targets
+            ends[i] = e
+            reps[i] = p if drops[i] != 0 else np.int64(0)
+            exact[i] = 1
+    return PASS
+
+
+@njit
+def random_actions(s, count, seed_value, out, heads, links, nexts, st_sq, st_used):
+    """``count`` independent uniformly random legal actions of the player to move, into ``out``.
+
+    The draws of :func:`random_move` (the playouts' sampler) without playing them; the setup
+    phase draws arrangements. For tests and for researchers who sample moves in bulk.
+    """
+    np.random.seed(seed_value)
+    starts = np.empty(WIDTH, dtype=np.int32)
+    ends = np.empty(WIDTH, dtype=np.int64)
+    reps = np.empty(WIDTH, dtype=np.int64)
+    drops = np.empty(WIDTH, dtype=np.int64)
+    cnt = np.empty(WIDTH, dtype=np.int64)
+    exact = np.empty(WIDTH, dtype=np.int32)
+    occ = occupancy(s)
+    for j in range(count):
+        if s[PHASE] != PLAY:
+            out[j] = np.random.randint(NUM_ARRANGEMENTS)
+        else:
+            out[j] = random_move(s, occ, s[SIDE], starts, ends, reps, drops, exact, cnt,
+                                 heads, links, nexts, st_sq, st_used)
 
 
 @njit
@@ -588,12 +795,31 @@ def perft(s, depth, heads, links, nexts, st_sq, st_used):
 
 # ---------------------------------------------------------------- random playouts
 @njit
-def _count_key(keys, n, key):
-    c = 0
+def _table_add(table, counts, key):
+    """One more occurrence of ``key`` in an open-addressing count table; returns its count.
+
+    ``table``/``counts`` have a power-of-two size; a slot with count 0 is free.
+    """
+    mask = table.shape[0] - 1
+    i = key & mask
+    while counts[i] != 0:
+        if table[i] == key:
+            counts[i] += 1
+            return counts[i]
+        i = (i + 1) & mask
+    table[i] = key
+    counts[i] = 1
+    return 1
+
+
+@njit
+def _count_table(keys, n, size):
+    """A count table (:func:`_table_add`) of ``size`` slots holding ``keys[:n]``."""
+    table = np.zeros(size, dtype=np.int64)
+    counts = np.zeros(size, dtype=np.int32)
     for i in range(n):
-        if keys[i] == key:
-            c += 1
-    return c
+        _table_add(table, counts, keys[i])
+    return table, counts
 
 
 @njit
@@ -602,53 +828,41 @@ def playout(s, keys, max_actions, heads, links, nexts, st_sq, st_used):
 
     ``keys`` holds the earlier play-phase keys (``keys[:s[NKEYS]]``); it may be replaced by
     a larger array, so the (possibly new) array is returned too: ``(played, keys)``.
-    The move is drawn from the per-piece counts (ends + replaces x drops) without writing
-    the action list.
+    Moves come from :func:`random_move` (uniform over the legal actions, without listing
+    them). Repetitions are counted in a hash table of the keys (the same counts as
+    :func:`note_position`, without its scan of all earlier keys).
     """
+    size = 1024
+    while size < 4 * (s[NKEYS] + 1):
+        size *= 2
+    table, counts = _count_table(keys, s[NKEYS], size)
     starts = np.empty(WIDTH, dtype=np.int32)
     ends = np.empty(WIDTH, dtype=np.int64)
     reps = np.empty(WIDTH, dtype=np.int64)
     drops = np.empty(WIDTH, dtype=np.int64)
     cnt = np.empty(WIDTH, dtype=np.int64)
+    exact = np.empty(WIDTH, dtype=np.int32)
     k = 0
     while k < max_actions and not is_over(s):
         if s[PHASE] != PLAY:
             apply_action(s, np.random.randint(NUM_ARRANGEMENTS))
         else:
-            occ = occupancy(s)
-            side = s[SIDE]
-            n = move_targets(s, occ, side, starts, ends, reps, drops, heads, links, nexts, st_sq, st_used)
-            if n == 0:
-                apply_action(s, PASS)
-            else:
-                total = 0
-                for i in range(n):
-                    c = popcount(ends[i]) + popcount(reps[i]) * popcount(drops[i])
-                    cnt[i] = c
-                    total += c
-                r = np.random.randint(total)
-                i = 0
-                while r >= cnt[i]:
-                    r -= cnt[i]
-                    i += 1
-                ne = popcount(ends[i])
-                base = MOVE_BASE + starts[i] * 37 * 37
-                if r < ne:
-                    e = nth_bit(ends[i], r)
-                    a = base + e * 37 + NO_DROP
-                else:
-                    r -= ne
-                    nd = popcount(drops[i])
-                    e = nth_bit(reps[i], r // nd)
-                    a = base + e * 37 + nth_bit(drops[i], r % nd)
-                apply_action(s, a)
+            a = random_move(s, occupancy(s), s[SIDE], starts, ends, reps, drops, exact, cnt,
+                            heads, links, nexts, st_sq, st_used)
+            apply_action(s, a)
         if s[PHASE] == PLAY:
             n = s[NKEYS]
             if n >= keys.shape[0]:
                 bigger = np.empty(2 * keys.shape[0] + 64, dtype=np.int64)
                 bigger[:n] = keys[:n]
                 keys = bigger
-            note_position(s, keys)
+            if 2 * (n + 1) > size:
+                size *= 2
+                table, counts = _count_table(keys, n, size)
+            key = get_key(s)
+            keys[n] = key
+            s[NKEYS] = n + 1
+            s[REPS] = _table_add(table, counts, key)
         k += 1
     return k, keys
 
@@ -908,7 +1122,8 @@ def can_finish(s, start, cur, rem, used, heads, links, nexts, st_sq, st_used):
     s[start] = 0
     occ = occupancy(s)
     goal_row = WIDTH - 1 if s[SIDE] == 0 else 0
-    e, p = search(s, occ, cur, rem, used, goal_row, heads, links, nexts, st_sq, st_used)
+    uh, uv = split_links(used)
+    e, p = search(s, occ, cur, rem, uh, uv, goal_row, 0, heads, links, nexts, st_sq, st_used)
     ok = e != 0 or (p != 0 and s[REPLACE] != 0 and drop_mask(occ, s[SIDE]) != 0)
     s[start] = v
     return ok
