@@ -49,8 +49,11 @@ import threading
 
 import numpy as np
 
-from ...jit import njit
+from ...jit import drop_stale_cache, njit
 from .board import GOAL, MOVE_BASE, NEIGHBORS, NO_DROP, NSQ, NUM_ARRANGEMENTS, PASS, ARRANGEMENTS, SIZE as WIDTH
+from . import board as _board
+
+drop_stale_cache(__file__, _board.__file__)
 
 # ---------------------------------------------------------------- state layout
 SIDE = NSQ  # 36

@@ -43,8 +43,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...jit import njit
+from ...jit import drop_stale_cache, njit
 from .board import CIRCLE_NEIGHBOURS, CIRCLE_POINTS, NUM_CIRCLES, NUM_POINTS, POINT_CIRCLES
+from . import board as _board
+
+drop_stale_cache(__file__, _board.__file__)
 
 # ---------------------------------------------------------------- action ids
 PASS = NUM_POINTS  # 216

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...jit import njit
+from ...jit import drop_stale_cache, njit
 from .board import BETWEEN, NUM_POINTS, RAYS, WINDOWS, WINDOWS_THROUGH
+from . import board as _board
+
+drop_stale_cache(__file__, _board.__file__)
 
 # ---------------------------------------------------------------- action ids
 PLACE = 0  # PLACE + point
