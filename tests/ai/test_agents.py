@@ -186,3 +186,27 @@ def test_alphabeta_min_depth_completes_past_the_time_budget():
     r2 = AlphaBetaAgent(time=1e-6, seed=0, min=2).analyse(s.clone())
     assert r1["depth"] == 1 and r2["depth"] == 2 and r2["nodes"] > r1["nodes"]
     assert make_agent("alphabeta:time=0.5,min=2").min_depth == 2
+
+
+@pytest.mark.parametrize("game_name", ["yinsh", "gyges", "rings"])
+def test_mcts_full_playouts_run_in_the_kernel(game_name, monkeypatch):
+    # rollout=-1 (to the end) values each new leaf with one kernel playout, not a Python loop
+    s = load_game(game_name).new_initial_state()
+    for _ in range(3):
+        s.apply_action(s.legal_actions()[0])
+    calls = []
+    cls = type(s)
+    real = cls.random_playouts
+
+    def counting(self, count, seed=0, **kw):
+        calls.append(count)
+        return real(self, count, seed=seed, **kw)
+
+    monkeypatch.setattr(cls, "random_playouts", counting)
+    a = MCTSAgent(iterations=60, seed=2, rollout=-1, safe=0).choose(s)
+    assert a in s.legal_actions()
+    assert len(calls) >= 50 and set(calls) == {1}
+    # a playout length limit keeps the protocol loop (and the evaluation at the limit)
+    calls.clear()
+    MCTSAgent(iterations=20, seed=2, rollout=5, safe=0).choose(s)
+    assert calls == []

@@ -11,7 +11,10 @@ when the new state continues the history of the previous root.
 
 Leaves are valued by a random playout (``rollout``: its length limit; ``-1`` =
 to the end, ``0`` = no playout) and, when the playout stops before the end, by
-the game's evaluation function mapped to a reward.
+the game's evaluation function mapped to a reward. A playout to the end runs
+inside the game's compiled kernel when the state offers ``random_playouts``
+(an optional fast path of the three games: one whole random game per call,
+uniform over the legal actions, as the protocol loop would play).
 
 Before searching, the agent plays a win within its turn when one exists
 (``tactics.winning_action``) and, with ``safe=1`` (default), leaves out the root
@@ -119,6 +122,7 @@ class MCTSAgent:
         log = math.log
         sqrt = math.sqrt
         rollout = self.rollout
+        kernel_playout = getattr(work, "random_playouts", None) if rollout < 0 else None
         done = 0
         while True:
             if iterations is not None and done >= iterations:
@@ -159,6 +163,8 @@ class MCTSAgent:
                 path.append(node)
             if node.terminal is not None:
                 r = node.terminal
+            elif kernel_playout is not None and not work.is_terminal():
+                r = [(x + 1.0) / 2.0 for x in kernel_playout(1, seed=rng.getrandbits(31))["returns"][0].tolist()]
             else:
                 steps = 0
                 while not work.is_terminal() and steps != rollout:
