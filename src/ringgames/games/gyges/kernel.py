@@ -40,6 +40,14 @@ yields three bit masks: ``ends`` (empty end squares, bit 36 = the goal), ``reps`
 piece may go: it depends only on the start square). Actions are written from the
 masks in ascending order; playouts draw a uniform action from the counts without
 writing the list.
+
+Queries for the AI
+------------------
+:func:`features` (threat, approach, mobility of both sides, for the evaluation),
+:func:`goal_reachable` (a win now, for the win filter) and :func:`distinct_actions`
+(one action per distinct successor position, for the search) answer from the
+same per-piece masks; :class:`~ringgames.games.gyges.state.GygesState` exposes
+them as ``features()``, ``goal_reachable()`` and ``distinct_actions()``.
 """
 
 from __future__ import annotations
