@@ -14,6 +14,11 @@ Transposition keys: ``state.hash_key()`` (the protocol's position key: a
 hash of ``state.position()`` unless the game provides a faster Zobrist key),
 plus the searching player with more than two players.
 
+Actions searched: ``state.distinct_actions()`` where the game provides it (one
+action per distinct successor position, e.g. Gygès, where a replace by an
+identical piece often gives the same position as another move), else
+``state.legal_actions()``. Both give the same values; the first fewer nodes.
+
 >>> from ringgames import load_game
 >>> s = load_game("yinsh").new_initial_state()
 >>> a = AlphaBetaAgent(depth=1, seed=0).choose(s)
@@ -25,8 +30,9 @@ from __future__ import annotations
 
 import random
 import time
+from collections import defaultdict
 
-from ..protocol import State
+from ..protocol import TERMINAL, State
 from .evaluation import get_evaluator, win_probability
 from .tactics import safe_actions, winning_action
 
@@ -68,12 +74,18 @@ class AlphaBetaAgent:
         self.rng = random.Random(seed)
         self.noise = float(noise)
         self.tt: dict = {}
-        self.history: dict[int, int] = {}
+        self.history: defaultdict[int, int] = defaultdict(int)  # action -> history score
         self.name = "alphabeta"
         self.last: dict = {}
         self._eval = None
 
     # -- helpers ---------------------------------------------------------
+    @staticmethod
+    def _actions(state: State) -> list[int]:
+        """The actions to search: one per distinct successor where the game says which."""
+        distinct = getattr(state, "distinct_actions", None)
+        return distinct() if distinct is not None else state.legal_actions()
+
     def _key(self, state: State):
         hk = getattr(state, "hash_key", None)  # the protocol's key (games may make it fast)
         k = hk() if hk is not None else hash(state.position())
@@ -117,12 +129,13 @@ class AlphaBetaAgent:
                     return evalue
                 if eflag == _UPPER and evalue <= alpha:
                     return evalue
-        return self._children(state, state.legal_actions(), depth, alpha, beta, ply, ext, me, key, best_move,
+        return self._children(state, self._actions(state), depth, alpha, beta, ply, ext, me, key, best_move,
                               horizon=depth <= 0)
 
     def _order(self, actions, best_move):
-        hist = self.history
-        acts = sorted(actions, key=lambda a: -hist.get(a, 0))
+        # highest history score first, ties in the given order (sorted is stable, also reversed);
+        # the defaultdict's own __getitem__ as the key keeps the sort out of Python code
+        acts = sorted(actions, key=self.history.__getitem__, reverse=True)
         if best_move is not None and best_move in actions:
             acts.remove(best_move)
             acts.insert(0, best_move)
@@ -136,7 +149,8 @@ class AlphaBetaAgent:
         for a in self._order(actions, best_move):
             state.apply_action(a)
             try:
-                if state.is_terminal():
+                q = state.current_player()
+                if q == TERMINAL:
                     r = state.returns()
                     if self._multi:
                         root = self._root
@@ -146,13 +160,12 @@ class AlphaBetaAgent:
                     else:
                         v = (1 if r[me] > 0 else -1 if r[me] < 0 else 0) * (WIN - ply - 1)
                 else:
-                    q = state.current_player()
                     if self._side(q) == side:
                         if horizon:
                             v = self._search(state, 0, alpha, beta, ply + 1, ext - 1, midturn=True)
                         else:
                             v = self._search(state, depth, alpha, beta, ply + 1, self.extend, midturn=True)
-                    elif horizon:
+                    elif horizon or depth == 1:  # a leaf: what _search(depth 0) would return
                         self._tick()
                         v = -self._static(state, q)
                     else:
@@ -164,7 +177,7 @@ class AlphaBetaAgent:
             if v > alpha:
                 alpha = v
             if alpha >= beta:
-                self.history[a] = self.history.get(a, 0) + (1 << min(depth, 20) if depth > 0 else 1)
+                self.history[a] += 1 << min(depth, 20) if depth > 0 else 1
                 break
         flag = _EXACT if alpha0 < best < beta else (_LOWER if best >= beta else _UPPER)
         if len(self.tt) >= self.tt_size:
@@ -186,7 +199,7 @@ class AlphaBetaAgent:
         self.deadline = None if time_limit is None else start + time_limit
         self.nodes = 0
         me = self._root
-        actions = state.legal_actions()
+        actions = self._actions(state)
         result = {"action": actions[0], "value": 0.0, "depth": 0, "pv": [actions[0]]}
         if len(actions) == 1:
             result.update(nodes=0, win_probability=0.5, seconds=0.0)

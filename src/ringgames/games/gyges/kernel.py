@@ -40,6 +40,14 @@ squares where a replace may happen) and ``drops`` (where the displaced piece may
 depends only on the start square). Actions are written from the
 masks in ascending order; playouts draw a uniform action from the counts without
 writing the list.
+
+Queries for the AI
+------------------
+:func:`features` (threat, approach, mobility of both sides, for the evaluation),
+:func:`goal_reachable` (a win now, for the win filter) and :func:`distinct_actions`
+(one action per distinct successor position, for the search) answer from the
+same per-piece masks; :class:`~ringgames.games.gyges.state.GygesState` exposes
+them as ``features()``, ``goal_reachable()`` and ``distinct_actions()``.
 """
 
 from __future__ import annotations
@@ -794,6 +802,119 @@ def perft(s, depth, heads, links, nexts, st_sq, st_used):
             apply_action(t, out[i])
             total += perft(t, depth - 1, heads, links, nexts, st_sq, st_used)
     return distinct if depth == 1 else total
+
+
+# ---------------------------------------------------------------- queries for the AI
+@njit
+def side_features(s, occ, side, heads, links, nexts, st_sq, st_used):
+    """``(threat, approach, mobility)`` of ``side`` as if it were to move (*A move* 1–5, 9).
+
+    * ``threat``: 1 if one of its movable pieces can end in the opponent's goal, else 0;
+    * ``approach``: distinct squares of the opponent's home row (row 6 for South, row 1 for
+      North) where a movable piece can end: empty end squares and replace squares;
+    * ``mobility``: distinct (start, end) targets of its movable pieces: empty ends (the goal
+      included) plus replace squares (a replace counts once, whatever its drop squares).
+
+    Replace squares follow :func:`move_targets` (none in the beginner variant, none when no
+    drop square exists). ``occ`` is :func:`occupancy` of ``s``.
+    """
+    starts = np.empty(WIDTH, dtype=np.int32)
+    ends = np.empty(WIDTH, dtype=np.int64)
+    reps = np.empty(WIDTH, dtype=np.int64)
+    drops = np.empty(WIDTH, dtype=np.int64)
+    n = move_targets(s, occ, side, starts, ends, reps, drops, heads, links, nexts, st_sq, st_used)
+    home = ROWS_FROM[WIDTH - 1] if side == 0 else ROWS_UPTO[0]
+    threat = 0
+    near = np.int64(0)
+    mob = 0
+    for i in range(n):
+        if ends[i] & GOAL_BIT:
+            threat = 1
+        mob += popcount(ends[i]) + popcount(reps[i])
+        near |= (ends[i] | reps[i]) & home
+    return threat, popcount(near), mob
+
+
+@njit
+def features(s, heads, links, nexts, st_sq, st_used):
+    """The evaluation features of both sides in a play position: ``(ok, threat_south,
+    approach_south, mobility_south, threat_north, approach_north, mobility_north)`` (see
+    :func:`side_features`, each side as if it were to move).
+
+    ``ok`` is 0 (and the rest 0) outside a game in progress with all 12 pieces on the board:
+    during the setup and once a piece has entered a goal.
+    """
+    if s[PHASE] != PLAY or s[WINNER] >= 0:
+        return 0, 0, 0, 0, 0, 0, 0
+    occ = occupancy(s)
+    if popcount(occ) < 12:
+        return 0, 0, 0, 0, 0, 0, 0
+    t0, a0, m0 = side_features(s, occ, 0, heads, links, nexts, st_sq, st_used)
+    t1, a1, m1 = side_features(s, occ, 1, heads, links, nexts, st_sq, st_used)
+    return 1, t0, a0, m0, t1, a1, m1
+
+
+@njit
+def goal_reachable(s, heads, links, nexts, st_sq, st_used):
+    """True if the player to move has a move into the opponent's goal (*A move* 1–6).
+
+    False during the setup and once the game is won. Stops at the first movable piece that
+    reaches the goal.
+    """
+    if s[PHASE] != PLAY or s[WINNER] >= 0:
+        return False
+    occ = occupancy(s)
+    side = s[SIDE]
+    goal_row = WIDTH - 1 if side == 0 else 0
+    for k in range(WIDTH):
+        r = k if side == 0 else WIDTH - 1 - k
+        if (occ & ROWS_UPTO[r] & ROWS_FROM[r]) == 0:
+            continue
+        movable = False
+        for c in range(WIDTH):
+            sq = r * WIDTH + c
+            v = s[sq]
+            if v == 0:
+                continue
+            lifted = occ & ~(np.int64(1) << sq)
+            e, p = search(s, lifted, sq, v, 0, goal_row, heads, links, nexts, st_sq, st_used)
+            if e & GOAL_BIT:
+                return True
+            if e != 0 or (p != 0 and s[REPLACE] != 0 and drop_mask(lifted, side) != 0):
+                movable = True
+        if movable:
+            return False
+    return False
+
+
+@njit
+def distinct_actions(s, out, heads, links, nexts, st_sq, st_used):
+    """The legal actions with one action per distinct successor position, ascending; returns
+    how many were written into ``out`` (size :data:`MAX_LEGAL`).
+
+    Of the actions leading to the same position (the Zobrist key of squares and side to move,
+    as perft counts them: *Identity of a move, notation and perft*) the smallest is kept. Setup
+    arrangements are all distinct; 0 when the game is over.
+    """
+    n = legal_actions(s, out, heads, links, nexts, st_sq, st_used)
+    if n <= 1 or s[PHASE] != PLAY:
+        return n
+    key = get_key(s)
+    keys = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        keys[i] = successor_key(s, key, out[i])
+    order = np.argsort(keys, kind="mergesort")  # stable: the smallest action of each key first
+    keep = np.zeros(n, dtype=np.bool_)
+    for j in range(n):
+        i = order[j]
+        if j == 0 or keys[i] != keys[order[j - 1]]:
+            keep[i] = True
+    m = 0
+    for i in range(n):
+        if keep[i]:
+            out[m] = out[i]
+            m += 1
+    return m
 
 
 # ---------------------------------------------------------------- random playouts

@@ -288,6 +288,34 @@ class GygesState(KernelState):
             out.setdefault(int(K.successor_key(s, key, a)) & _MASK64, a)
         return out
 
+    def distinct_actions(self) -> list[int]:
+        """The legal actions, one per distinct successor position (the smallest action of each),
+        ascending: what a search needs to look at (the same positions as :meth:`perft` counts;
+        kernel :func:`.kernel.distinct_actions`). Empty when the game is over."""
+        if self._ended_by_players():
+            return []
+        n = K.distinct_actions(self.s, self._buf, *K.workspace())
+        return self._buf[:n].tolist()
+
+    def features(self) -> tuple[int, int, int, int, int, int] | None:
+        """Reachability features of both sides, each as if it were to move (*A move* 1–5, 9):
+        ``(threat_south, approach_south, mobility_south, threat_north, approach_north,
+        mobility_north)``, or None during the setup and once a goal is reached.
+
+        ``threat``: 1 if a movable piece can end in the opponent's goal; ``approach``: distinct
+        squares of the opponent's home row where a movable piece can end (empty or replace);
+        ``mobility``: distinct (start, end) targets, the goal included (kernel
+        :func:`.kernel.features`)."""
+        f = K.features(self.s, *K.workspace())
+        return f[1:] if f[0] else None
+
+    def goal_reachable(self) -> bool:
+        """True if the player to move has a move into the opponent's goal (a win now); False
+        during the setup and once the game is over (kernel :func:`.kernel.goal_reachable`)."""
+        if self.outcome() is not None:
+            return False
+        return bool(K.goal_reachable(self.s, *K.workspace()))
+
     def perft(self, depth: int) -> int:
         """Nodes at ``depth`` plies, in the kernel; children are distinct successor positions;
         repetition is ignored (resignations and agreed draws end the tree)."""
