@@ -877,7 +877,7 @@ def goal_reachable(s, heads, links, nexts, st_sq, st_used):
             if v == 0:
                 continue
             lifted = occ & ~(np.int64(1) << sq)
-            e, p = search(s, lifted, sq, v, 0, goal_row, heads, links, nexts, st_sq, st_used)
+            e, p = search(s, lifted, sq, v, 0, 0, goal_row, GOAL_BIT, heads, links, nexts, st_sq, st_used)
             if e & GOAL_BIT:
                 return True
             if e != 0 or (p != 0 and s[REPLACE] != 0 and drop_mask(lifted, side) != 0):
