@@ -164,12 +164,13 @@ def ledger_table(records: list[dict], targets: dict | None = None) -> str:
     for r in records:
         if r.get("score") is None:
             continue
-        key = (r["game"], r["level"], r["opponent"], r["a"], r["b"])
+        # games on a different rules engine (Gygès before its kernel) are summarised apart
+        key = (r["game"], r["level"], r["opponent"], r["a"], r["b"], r.get("engine", "?"))
         groups.setdefault(key, []).append(r)
     lines = ["| game | level | agent | opponent | games (seeds) | W-D-L | score (95% CI) | Elo (95% CI) | target | engine |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    for key in sorted(groups, key=lambda k: (k[0], k[1], k[2] != "random", k[3], k[4])):
-        game, lv, opp, a, b = key
+    for key in sorted(groups, key=lambda k: (k[0], k[1], k[2] != "random", k[3], k[4], k[5])):
+        game, lv, opp, a, b, _engine_name = key
         rs = groups[key]
         scores = [r["score"] for r in rs]
         e = elo_summary(scores)
