@@ -530,7 +530,9 @@ def random_move(s, occ, side, starts, ends, reps, drops, exact, cnt, heads, link
     This is rejection sampling from a superset, refined only by removing illegal actions, so
     each legal action is returned with the same probability. The next-row fallback: when
     no piece of a row keeps any target, the next row is tried. Returns :data:`PASS` when no
-    piece can move. ``starts``..``cnt`` are scratch arrays of 6 entries.
+    piece can move. ``starts``..``cnt`` are scratch arrays of 6 entries. The row scan repeats
+    :func:`move_targets`' on purpose: one shared routine with an exact/bound switch measured
+    about 15% fewer playouts/s.
     """
     goal_row = WIDTH - 1 if side == 0 else 0
     replace = s[REPLACE] != 0
