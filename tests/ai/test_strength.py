@@ -47,3 +47,32 @@ def test_ledger_table_sums_seeds_and_marks_targets(tmp_path):
     assert "**missed** (< 0.60)" in ledger_table(recs2)
     (tmp_path / "x.jsonl").write_text(json.dumps(recs[0]) + "\n{torn")
     assert len(read_ledger(tmp_path / "x.jsonl")) == 1
+
+
+def test_ledger_table_marks_rows_that_are_not_todays_levels():
+    recs = [{"game": "yinsh", "level": 3, "opponent": "random", "a": a, "b": "random", "seed": 0, "index": 0,
+             "score": 1.0, "engine": "kernel"} for a in ("alphabeta:time=0.5", "alphabeta:time=0.05")]
+    from ringgames.ai.strength import current_pairings
+
+    cur = current_pairings(["yinsh"])
+    assert ("yinsh", 3, "alphabeta:time=0.5", "random") in cur
+    rows = {line.split("|")[3].strip(): line for line in ledger_table(recs, current=cur).splitlines()
+            if line.startswith("| yinsh ")}
+    assert "not today's level" not in rows["`alphabeta:time=0.5`"]
+    assert "met (interval reaches below); not today's level" in rows["`alphabeta:time=0.05`"]
+
+
+def test_games_without_the_jit_are_labelled_and_warned_about(tmp_path, monkeypatch):
+    import ringgames.jit
+    from ringgames.ai.strength import _engine
+
+    assert _engine("yinsh") == ("kernel" if ringgames.jit.JIT_ENABLED else "kernel-nojit")
+    monkeypatch.setattr(ringgames.jit, "JIT_ENABLED", False)
+    assert _engine("yinsh") == "kernel-nojit"
+    ledger = tmp_path / "r.jsonl"
+    r = CliRunner().invoke(main, ["strength", "--game", "yinsh", "--levels", "1", "--opponents", "random",
+                                  "--games", "1", "--ledger", str(ledger), "--out", str(tmp_path / "r.md")])
+    assert r.exit_code == 0, r.output
+    assert "without numba's JIT" in r.output
+    assert read_ledger(ledger)[0]["engine"] == "kernel-nojit"
+    assert "| kernel-nojit |" in (tmp_path / "r.md").read_text()

@@ -14,7 +14,7 @@ import time
 from .. import load_game
 from .levels import spec_for
 
-__all__ = ["search_speed", "LEDGER", "pairings", "read_ledger", "run_pairings", "ledger_table"]
+__all__ = ["search_speed", "LEDGER", "pairings", "current_pairings", "read_ledger", "run_pairings", "ledger_table"]
 
 
 def search_speed(name: str, seconds: float = 1.0, seed: int = 1) -> dict:
@@ -76,6 +76,11 @@ def pairings(name: str, levels, scale: float = 1.0, opponents=("random", "below"
     return out
 
 
+def current_pairings(names) -> set:
+    """``(game, level, a, b)`` of every pairing of the levels as defined now (real budgets)."""
+    return {(p["game"], p["level"], p["a"], p["b"]) for g in names for p in pairings(g, range(1, 6))}
+
+
 def read_ledger(path) -> list[dict]:
     """The games recorded in a ledger (an absent file is empty; a torn last line is skipped)."""
     import json
@@ -110,7 +115,14 @@ def _commit() -> str | None:
 
 
 def _engine(name: str) -> str:
-    return "kernel" if hasattr(load_game(name).new_initial_state(), "random_playouts") else "python"
+    """``kernel`` (compiled rules kernel), ``kernel-nojit`` (the kernel's functions run as plain
+    Python: numba missing or ``RINGGAMES_NO_JIT``) or ``python`` (a pure-Python engine). Time-budgeted
+    levels search far less without the JIT, so such games are summarised apart."""
+    from ..jit import JIT_ENABLED
+
+    if not hasattr(load_game(name).new_initial_state(), "random_playouts"):
+        return "python"
+    return "kernel" if JIT_ENABLED else "kernel-nojit"
 
 
 def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1, echo=print) -> None:
@@ -123,6 +135,12 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
 
     from .match import _play_job, seating
 
+    from ..jit import JIT_ENABLED
+
+    if not JIT_ENABLED:
+        echo("warning: the rules kernels run without numba's JIT (numba missing or RINGGAMES_NO_JIT set): "
+             "time-budgeted levels will search far less than on a normal install; these games are "
+             "recorded with engine 'kernel-nojit' and summarised apart")
     path = Path(ledger)
     path.parent.mkdir(parents=True, exist_ok=True)
     have = {(r["game"], r["a"], r["b"], r["seed"], r["index"]) for r in read_ledger(path)}
@@ -155,9 +173,13 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
         echo(f"{label}: done in {time.perf_counter() - t0:.0f} s")
 
 
-def ledger_table(records: list[dict], targets: dict | None = None) -> str:
+def ledger_table(records: list[dict], targets: dict | None = None, current: set | None = None) -> str:
     """Markdown table of a ledger: one row per (game, level, opponent, agent specs), all seeds
-    together, with W-D-L, score, Elo and its 95% interval, and the target met or missed."""
+    together, with W-D-L, score, Elo and its 95% interval, and the target met or missed.
+
+    ``current``: the ``(game, level, a, b)`` of the pairings of today's levels (see
+    :func:`current_pairings`); a row outside it (an earlier definition of a level, or scaled
+    budgets) says so in its target column."""
     from .match import elo_summary
 
     groups: dict = {}
@@ -185,6 +207,8 @@ def ledger_table(records: list[dict], targets: dict | None = None) -> str:
             ok = "met" + ("" if e["score"] - half >= target else " (interval reaches below)")
         else:
             ok = f"**missed** (< {target:.2f})"
+        if current is not None and (game, lv, a, b) not in current:
+            ok = (ok + "; " if ok else "") + "not today's level"
         seeds = ",".join(str(s) for s in sorted({r["seed"] for r in rs}))
         engines = "/".join(sorted({r.get("engine", "?") for r in rs}))
         clip = " clipped" if e["elo_clipped"] else ""
