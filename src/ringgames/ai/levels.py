@@ -6,7 +6,7 @@ Level  Meaning
 1      beginner: takes a win in one, avoids handing one, otherwise plays at random
 2      greedy: as 1, but picks the action with the best evaluation one decision ahead
 3      search, about 0.5 s per decision (Gygès: depth 2, at most 1 s; RINGS: at least depth 2)
-4      search, about 2 s per decision (Gygès: 2.5 s; Gygès and RINGS: at least depth 2)
+4      search, about 2 s per decision (Gygès: 1.6 s; Gygès and RINGS: at least depth 2)
 5      search, about 5 s per decision (the strongest we have; Gygès and RINGS: at least depth 2)
 =====  ==========================================================================
 
@@ -48,12 +48,15 @@ LEVELS: dict[str, dict[int, str]] = {
         5: "alphabeta:time=5",
     },
     # Gygès: depth 2 must complete (a cut-off depth 2 played worse than greedy in our
-    # trials), so level 3 is depth-limited with a time cap (typically 0.5–1 s).
+    # trials), so level 3 is depth-limited with a time cap (typically 0.5–1 s). Level 4's
+    # 1.6 s completes depth 3 and searches part of depth 4 (best root moves first); level 5
+    # completes depth 4 (2–4 s). With 2.5 s level 4 searched nearly all of depth 4 and level 5
+    # scored only 0.44 against it (docs/ai.md); with 1 s it scored 0.58 against level 3.
     "gyges": {
         1: "greedy:eval=0",
         2: "greedy",
         3: "alphabeta:depth=2,time=1",
-        4: "alphabeta:time=2.5,min=2",
+        4: "alphabeta:time=1.6,min=2",
         5: "alphabeta:time=5,min=2",
     },
     # RINGS: depth 2 takes 0.05–0.3 s in the middle game; at least depth 2 at every level.
