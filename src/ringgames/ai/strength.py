@@ -133,9 +133,8 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
     from concurrent.futures import ProcessPoolExecutor
     from pathlib import Path
 
-    from .match import _play_job, seating
-
     from ..jit import JIT_ENABLED
+    from .match import _play_job, seating
 
     if not JIT_ENABLED:
         echo("warning: the rules kernels run without numba's JIT (numba missing or RINGGAMES_NO_JIT set): "
