@@ -43,6 +43,9 @@ def test_ledger_table_sums_seeds_and_marks_targets(tmp_path):
     t = ledger_table(recs)
     row = [line for line in t.splitlines() if line.startswith("| g ")][0]
     assert "| 5 (1,2) | 3-1-1 | 0.700 (" in row and "| met" in row and "python" in row
+    assert "provisional (5 of 100 games)" in row
+    full = [dict(recs[0], seed=3, index=i) for i in range(100)]
+    assert "provisional" not in ledger_table(full)
     recs2 = [dict(r, score=0.0) for r in recs]
     assert "**missed** (< 0.60)" in ledger_table(recs2)
     (tmp_path / "x.jsonl").write_text(json.dumps(recs[0]) + "\n{torn")

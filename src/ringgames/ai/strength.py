@@ -57,6 +57,7 @@ def _available(name: str) -> bool:
 
 #: Default ledger of ``ringgames strength``: one JSON object per finished game.
 LEDGER = "docs/strength/results.jsonl"
+MIN_GAMES = 100  # games a row needs before its target is called (issue #5: "at least 100 games each")
 
 
 def pairings(name: str, levels, scale: float = 1.0, opponents=("random", "below")) -> list[dict]:
@@ -178,7 +179,8 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
 
     ``current``: the ``(game, level, a, b)`` of the pairings of today's levels (see
     :func:`current_pairings`); a row outside it (an earlier definition of a level, or scaled
-    budgets) says so in its target column."""
+    budgets) says so in its target column. A row with fewer than :data:`MIN_GAMES` games is
+    marked provisional: its "met" or "missed" is the trend so far, not the verdict."""
     from .match import elo_summary
 
     groups: dict = {}
@@ -208,6 +210,8 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
             ok = f"**missed** (< {target:.2f})"
         if current is not None and (game, lv, a, b) not in current:
             ok = (ok + "; " if ok else "") + "not today's level"
+        if target is not None and n < MIN_GAMES:
+            ok += f"; provisional ({n} of {MIN_GAMES} games)"
         seeds = ",".join(str(s) for s in sorted({r["seed"] for r in rs}))
         engines = "/".join(sorted({r.get("engine", "?") for r in rs}))
         clip = " clipped" if e["elo_clipped"] else ""
