@@ -1,0 +1,182 @@
+"""The batched environments (``ringgames.batch``) against the protocol path.
+
+The differential test drives B protocol states with the same actions as a batch of B
+games and compares, at every step, the legal actions (mask and id lists), the player
+to decide, the sampler's draws, the rewards, ``terminated`` (with auto-reset) and the
+position string and kernel array of every game.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from ringgames import IllegalActionError, load_game
+from ringgames.batch import BatchedEnv, make
+from ringgames.games.gyges.board import GOAL, MOVE_BASE, PASS as GYGES_PASS
+from ringgames.games.rings.notation import END as RINGS_END, PASS as RINGS_PASS
+
+CASES = [
+    ("yinsh", None, None),
+    ("yinsh", "blitz", None),
+    ("rings", None, 2),
+    ("rings", None, 3),
+    ("gyges", None, None),
+    ("gyges", "beginner", None),
+]
+
+
+def _gyges_end(action: int) -> int:
+    return ((action - MOVE_BASE) // 37) % 37
+
+
+class _Policy:
+    """Chooses the actions of the differential test: the batch sampler's draw half of the time,
+    otherwise a move that ends games sooner (RINGS: pass or end; Gygès: into the goal, or back to
+    the position of four plies ago, which makes repetitions; YINSH: uniform)."""
+
+    def __init__(self, game: str, seed: int):
+        self.game = game
+        self.rng = random.Random(seed)
+
+    def choose(self, state, legal: list[int], sampled: int, past_keys: list[int]) -> int:
+        r = self.rng.random()
+        if r < 0.5:
+            return sampled
+        if self.game == "rings":
+            quick = [a for a in legal if a in (RINGS_PASS, RINGS_END)]
+            if quick and r < 0.8:
+                return quick[0]
+        if self.game == "gyges" and MOVE_BASE <= legal[0] < GYGES_PASS:
+            goal = [a for a in legal if _gyges_end(a) == GOAL]
+            if goal and r < 0.75:
+                return self.rng.choice(goal)
+            if len(past_keys) >= 4:
+                back = state.successor_keys().get(past_keys[-4])
+                if back is not None:
+                    return back
+        return self.rng.choice(legal)
+
+
+@pytest.mark.parametrize("game,variant,players", CASES)
+def test_batched_steps_equal_the_protocol(game, variant, players):
+    b, steps = 6, 250
+    env = BatchedEnv(game, b, variant=variant, players=players, seed=7)
+    g = load_game(game, variant, players)
+    states = [g.new_initial_state() for _ in range(b)]
+    keys: list[list[int]] = [[] for _ in range(b)]
+    policy = _Policy(game, 11)
+    finished = draws = 0
+    for _ in range(steps):
+        mask = env.legal_action_mask()
+        ids, counts = env.legal_action_ids()
+        player = env.current_player()
+        sampled = env.sample_random_actions()
+        assert mask.shape == (b, g.num_distinct_actions) and mask.dtype == np.bool_
+        actions = []
+        for i, st in enumerate(states):
+            legal = st.legal_actions()
+            assert np.flatnonzero(mask[i]).tolist() == legal
+            assert ids[i, : counts[i]].tolist() == legal and (ids[i, counts[i]:] == -1).all()
+            assert player[i] == st.current_player()
+            assert int(sampled[i]) in legal
+            actions.append(policy.choose(st, legal, int(sampled[i]), keys[i]))
+        rewards, terminated = env.step(np.array(actions))
+        assert rewards.shape == (b, g.num_players) and rewards.dtype == np.float32
+        for i, st in enumerate(states):
+            st.apply_action(actions[i])
+            if game == "gyges":
+                keys[i].append(st.hash_key())
+            if st.is_terminal():
+                assert terminated[i]
+                assert rewards[i].tolist() == pytest.approx(st.returns())
+                finished += 1
+                draws += st.outcome().is_draw(g.num_players)
+                states[i] = st = g.new_initial_state()
+                keys[i] = []
+            else:
+                assert not terminated[i]
+                assert not rewards[i].any()
+            assert env.position(i) == st.position()
+            assert np.array_equal(env.states[i], st.s)
+    # the walk covered auto-resets (and draws where the policy makes them: RINGS passes, Gygès repetitions)
+    assert finished >= 5, finished
+    if game in ("rings", "gyges") and variant is None:
+        assert draws >= 1, draws
+
+
+@pytest.mark.parametrize("game,variant,players", [("yinsh", None, None), ("rings", None, 4), ("gyges", None, None)])
+def test_play_random_equals_sampler_then_step(game, variant, players):
+    b, n = 5, 120
+    fused = BatchedEnv(game, b, variant=variant, players=players, seed=3)
+    looped = BatchedEnv(game, b, variant=variant, players=players, seed=3)
+    reward_sum, finished = fused.play_random(n)
+    total = np.zeros((b, looped.num_players))
+    count = np.zeros(b, dtype=np.int64)
+    for _ in range(n):
+        r, t = looped.step(looped.sample_random_actions(), validate=False)
+        total += r
+        count += t
+    assert np.array_equal(fused.states, looped.states)
+    assert np.allclose(reward_sum, total)
+    assert finished.tolist() == count.tolist()
+    assert fused.sample_random_actions().tolist() == looped.sample_random_actions().tolist()
+
+
+def test_sampler_is_uniform_over_the_legal_actions():
+    # 20,000 copies of one Gygès middle-game position, one draw each (one stream per row)
+    env = BatchedEnv("gyges", 20_000, seed=1)
+    for a in (env.sample_random_actions(rng_seed=5)[0], 17):  # the two setups, the same in every row
+        env.step(np.full(env.batch_size, a), validate=False)
+    for _ in range(6):
+        env.step(np.full(env.batch_size, env.sample_random_actions(rng_seed=9)[0]), validate=False)
+    assert (env.states == env.states[0]).all()
+    legal = env.state(0).legal_actions()
+    draws = env.sample_random_actions(rng_seed=123)
+    values, counts = np.unique(draws, return_counts=True)
+    assert values.tolist() == legal  # every legal action drawn, nothing else
+    expected = env.batch_size / len(legal)
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    dof = len(legal) - 1
+    assert chi2 < dof + 6 * (2 * dof) ** 0.5, (chi2, dof)
+
+
+def test_seeds_and_threads_give_the_same_draws():
+    numba = pytest.importorskip("numba")
+    env = BatchedEnv("yinsh", 64, seed=2)
+    env.play_random(15)
+    a = env.sample_random_actions(rng_seed=4)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        b = env.sample_random_actions(rng_seed=4)
+    finally:
+        numba.set_num_threads(before)
+    assert a.tolist() == b.tolist()
+    assert env.sample_random_actions(rng_seed=5).tolist() != a.tolist()
+    # reset(seed) restarts the streams
+    env.reset(9)
+    first = env.sample_random_actions()
+    env.reset(9)
+    assert env.sample_random_actions().tolist() == first.tolist()
+
+
+def test_illegal_and_malformed_actions_are_refused_with_nothing_played():
+    env = make("yinsh", 3, seed=1)
+    env.step(np.array([0, 1, 2]))  # three placements by White
+    before = env.states.copy()
+    with pytest.raises(IllegalActionError, match="action 1 is not legal in game 1"):
+        env.step(np.array([5, 1, 6]))  # game 1: point 1 already holds White's ring
+    with pytest.raises(ValueError, match="shape"):
+        env.step(np.array([5, 6]))
+    with pytest.raises(ValueError, match="outside"):
+        env.step(np.array([5, 6, env.num_actions]))
+    with pytest.raises(ValueError, match="integers"):
+        env.step(np.array([5.0, 6.0, 7.0]))
+    assert np.array_equal(env.states, before)
+    with pytest.raises(ValueError, match="batch_size"):
+        BatchedEnv("rings", 0)
+    with pytest.raises(IndexError):
+        env.position(3)
