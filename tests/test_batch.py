@@ -15,8 +15,10 @@ import pytest
 
 from ringgames import IllegalActionError, load_game
 from ringgames.batch import BatchedEnv, make
-from ringgames.games.gyges.board import GOAL, MOVE_BASE, PASS as GYGES_PASS
-from ringgames.games.rings.notation import END as RINGS_END, PASS as RINGS_PASS
+from ringgames.games.gyges.board import GOAL, MOVE_BASE
+from ringgames.games.gyges.board import PASS as GYGES_PASS
+from ringgames.games.rings.notation import END as RINGS_END
+from ringgames.games.rings.notation import PASS as RINGS_PASS
 
 CASES = [
     ("yinsh", None, None),

@@ -18,7 +18,7 @@ if JIT_ENABLED:
 else:  # pragma: no cover - plain Python without numba
     prange = range
 
-__all__ = ["prange", "njit", "pnjit", "next_u64", "below", "seed_streams", "chunk_bounds"]
+__all__ = ["below", "chunk_bounds", "next_u64", "njit", "pnjit", "prange", "seed_streams"]
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

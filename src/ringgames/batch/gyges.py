@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..games.gyges import kernel as K
-from ..games.gyges.board import MOVE_BASE, NO_DROP, NUM_ACTIONS as _NUM_ACTIONS, NUM_ARRANGEMENTS, PASS
+from ..games.gyges.board import MOVE_BASE, NO_DROP, NUM_ARRANGEMENTS, PASS
+from ..games.gyges.board import NUM_ACTIONS as _NUM_ACTIONS
 from ._common import below, chunk_bounds, njit, pnjit, prange
 
 MAX_LEGAL = K.MAX_LEGAL
