@@ -15,6 +15,7 @@ import pytest
 
 from ringgames import IllegalActionError, load_game
 from ringgames.batch import BatchedEnv, make
+from ringgames.games.gyges import kernel as GK
 from ringgames.games.gyges.board import GOAL, MOVE_BASE
 from ringgames.games.gyges.board import PASS as GYGES_PASS
 from ringgames.games.rings.notation import END as RINGS_END
@@ -182,3 +183,60 @@ def test_illegal_and_malformed_actions_are_refused_with_nothing_played():
         BatchedEnv("rings", 0)
     with pytest.raises(IndexError):
         env.position(3)
+
+
+def _protocol_observation(state):
+    """``state.observation_tensor(player)`` of the protocol (from the research branch), or None."""
+    fn = getattr(state, "observation_tensor", None)
+    return None if fn is None else fn(state.current_player())
+
+
+@pytest.mark.parametrize("game,variant,players", [("yinsh", None, None), ("yinsh", "blitz", None), ("rings", None, 2),
+                                                  ("rings", None, 5), ("gyges", None, None), ("gyges", "beginner", None)])
+def test_observations_equal_the_protocol_planes(game, variant, players):
+    env = BatchedEnv(game, 8, variant=variant, players=players, seed=5)
+    g = load_game(game, variant, players)
+    first = env.observation()
+    assert first.shape == (8, *env.observation_shape) and first.dtype == np.float32
+    checked = 0
+    for step in range(60):
+        obs = env.observation()
+        for i in range(env.batch_size):
+            st = env.state(i)
+            if game == "gyges" and i == 0:
+                # the repetition count is not in the position string: compare it with the array
+                s = env.states[i]
+                assert obs[i, 6].max() == (1.0 if s[GK.REPS] >= 2 and s[GK.PHASE] == GK.PLAY else 0.0)
+            want = _protocol_observation(st)
+            if want is None:
+                continue
+            if game == "gyges":  # state(i) forgets earlier repetitions: compare that plane separately
+                want[6] = obs[i, 6]
+            np.testing.assert_array_equal(obs[i], want, err_msg=f"{game} game {i} step {step}: {st.position()}")
+            checked += 1
+        env.step(env.sample_random_actions(), validate=False)
+    if not hasattr(g.new_initial_state(), "observation_tensor"):
+        pytest.skip("State.observation_tensor (branch h-research) is not on this branch: only the values below are checked")
+    assert checked == 60 * env.batch_size
+
+
+def test_observation_values_at_the_start():
+    y = BatchedEnv("yinsh", 2).observation()
+    assert y[0, 4].sum() == 85  # on_board: the 85 points
+    assert y[0, :4].sum() == 0  # no ring or marker yet
+    assert (y[0, 7] == 1).all() and (y[0, 8:11] == 0).all()  # placement phase
+    assert (y[0, 11] == 1).all() and (y[0, 18] == 1).all()  # to move, White
+    assert (y[0, 15] == 1).all()  # pool 51 / 51
+    env = BatchedEnv("yinsh", 2)
+    env.step(np.array([0, 84]))
+    y = env.observation()  # Black to move: White's ring is the opponent's; a2 is cell 1 of row 2
+    assert y[0, 1, 1, 0] == 1 and y[0, 0].sum() == 0 and (y[0, 18] == 0).all()
+    assert y[1, 1, 9, 10] == 1  # k10: row 10, column K
+    gy = BatchedEnv("gyges", 1)
+    gy.step(np.array([0]))  # South's set 112233 on row 1; North to move sees it on its far row
+    o = gy.observation()[0]
+    assert o[:3, 5].sum() == 6 and o[:3, :5].sum() == 0 and (o[4] == 1).all() and (o[5] == 1).all()
+    r = BatchedEnv("rings", 1, players=3).observation()[0]
+    assert r[7].sum() == 216 and r[38].sum() == 216 and r[39].sum() == 182  # empty, point cells, circle cells
+    assert (r[22] == 1).all() and (r[23:28] == 0).all()  # to move: slot 0 (the observer)
+    assert (r[28:31] == 1).all() and (r[31:34] == 0).all() and (r[34] == 1).all()  # 3 seats active; placement

@@ -153,7 +153,7 @@ class BatchedEnv:
     >>> rewards.shape, terminated.tolist(), env.current_player().tolist()
     ((4, 2), [False, False, False, False], [1, 1, 1, 1])
     >>> env.observation().shape
-    (4, 10, 11, 11)
+    (4, 19, 11, 11)
     """
 
     def __init__(self, game: str, batch_size: int, variant: str | None = None, players: int | None = None,
