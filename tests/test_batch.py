@@ -240,3 +240,24 @@ def test_observation_values_at_the_start():
     assert r[7].sum() == 216 and r[38].sum() == 216 and r[39].sum() == 182  # empty, point cells, circle cells
     assert (r[22] == 1).all() and (r[23:28] == 0).all()  # to move: slot 0 (the observer)
     assert (r[28:31] == 1).all() and (r[31:34] == 0).all() and (r[34] == 1).all()  # 3 seats active; placement
+
+
+def test_bench_batch_cli_gives_one_json_object_per_game():
+    import json
+
+    from click.testing import CliRunner
+
+    from ringgames.cli import main
+
+    res = CliRunner().invoke(main, ["bench", "--batch", "rings", "--json", "--batch-size", "8", "--seconds", "0.02",
+                                    "--repeats", "2"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1
+    row = json.loads(lines[0])
+    assert row["game"] == "rings" and row["batch_size"] == 8 and row["players"] == 2
+    for key in ("batch", "single_thread", "two_threads", "validated", "mask_obs", "fused", "protocol"):
+        assert len(row[f"{key}_runs"]) == 2 and min(row[f"{key}_runs"]) > 0
+    assert row["batch_steps_per_s"] == max(row["batch_runs"])
+    assert abs(row["ratio_to_protocol"] - row["batch_steps_per_s"] / row["protocol_steps_per_s"]) <= 0.051  # 1 decimal
+    assert row["observation_shape"] == [40, 23, 24] and row["num_actions"] == 309

@@ -18,6 +18,31 @@ if JIT_ENABLED:
 else:  # pragma: no cover - plain Python without numba
     prange = range
 
+
+def prefer_workqueue() -> None:
+    """Use numba's ``workqueue`` threading layer unless the user chose one.
+
+    The batched kernels are short parallel regions (well under a millisecond each) called
+    at a high rate. Under OpenMP, numba's default where it is installed, a region whose
+    threads cannot all run at once (other processes on the cores) waits for them at the
+    barrier: on the shared 2-core machine 2 threads ran 10 to 30 times *slower* than 1
+    (``ringgames bench --batch``, ``docs/research-batch.md``), while ``workqueue`` stayed
+    at or above the one-thread rate. ``NUMBA_THREADING_LAYER`` (or setting
+    ``numba.config.THREADING_LAYER`` before importing :mod:`ringgames.batch`) overrides
+    this; once numba has started its threads the layer can no longer change.
+    """
+    if not JIT_ENABLED:
+        return
+    import os
+
+    import numba
+
+    if "NUMBA_THREADING_LAYER" not in os.environ and numba.config.THREADING_LAYER == "default":
+        numba.config.THREADING_LAYER = "workqueue"
+
+
+prefer_workqueue()
+
 __all__ = ["below", "chunk_bounds", "next_u64", "njit", "pnjit", "prange", "seed_streams"]
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
