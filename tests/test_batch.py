@@ -128,13 +128,18 @@ def test_play_random_equals_sampler_then_step(game, variant, players):
     assert fused.sample_random_actions().tolist() == looped.sample_random_actions().tolist()
 
 
-def test_sampler_is_uniform_over_the_legal_actions():
-    # 20,000 copies of one Gygès middle-game position, one draw each (one stream per row)
-    env = BatchedEnv("gyges", 20_000, seed=1)
-    for a in (env.sample_random_actions(rng_seed=5)[0], 17):  # the two setups, the same in every row
+@pytest.mark.parametrize("game", ["gyges", "rings"])
+def test_sampler_is_uniform_over_the_legal_actions(game):
+    # 20,000 copies of one middle-game position, one draw each (one stream per row): a Gygès
+    # position after random moves (rejection sampler from bounded targets), a RINGS board with
+    # few empty points left (rejection draws, then the counting fallback)
+    env = BatchedEnv(game, 20_000, seed=1)
+    for k in range(8 if game == "gyges" else 170):
+        if game == "gyges":
+            a = env.sample_random_actions(rng_seed=k)[0]
+        else:
+            a = env.legal_action_ids()[0][0, 0]  # the lowest empty point, or the first conversion
         env.step(np.full(env.batch_size, a), validate=False)
-    for _ in range(6):
-        env.step(np.full(env.batch_size, env.sample_random_actions(rng_seed=9)[0]), validate=False)
     assert (env.states == env.states[0]).all()
     legal = env.state(0).legal_actions()
     draws = env.sample_random_actions(rng_seed=123)
@@ -144,6 +149,8 @@ def test_sampler_is_uniform_over_the_legal_actions():
     chi2 = float(((counts - expected) ** 2 / expected).sum())
     dof = len(legal) - 1
     assert chi2 < dof + 6 * (2 * dof) ** 0.5, (chi2, dof)
+    if game == "rings":
+        assert 10 < len(legal) < 60
 
 
 def test_seeds_and_threads_give_the_same_draws():
@@ -261,3 +268,16 @@ def test_bench_batch_cli_gives_one_json_object_per_game():
     assert row["batch_steps_per_s"] == max(row["batch_runs"])
     assert abs(row["ratio_to_protocol"] - row["batch_steps_per_s"] / row["protocol_steps_per_s"]) <= 0.051  # 1 decimal
     assert row["observation_shape"] == [40, 23, 24] and row["num_actions"] == 309
+
+
+def test_out_buffers_are_refilled_and_checked():
+    env = BatchedEnv("gyges", 4, variant="beginner", seed=3)
+    env.play_random(7)
+    mask = np.ones((4, env.num_actions), dtype=np.bool_)  # stale values must be cleared
+    obs = np.full((4, *env.observation_shape), 7.0, dtype=np.float32)
+    assert env.legal_action_mask(out=mask) is mask and np.array_equal(mask, env.legal_action_mask())
+    assert env.observation(out=obs) is obs and np.array_equal(obs, env.observation())
+    with pytest.raises(ValueError, match="out must be"):
+        env.legal_action_mask(out=np.zeros((4, 10), dtype=np.bool_))
+    with pytest.raises(ValueError, match="out must be"):
+        env.observation(out=np.zeros((4, *env.observation_shape), dtype=np.float64))

@@ -193,12 +193,13 @@ def bench_batch(name: str, batch_size: int = 1024, seconds: float = 1.0, repeats
       ``scaling`` = best with ``min(2, threads)`` threads / best with one (``scaling_threads``);
     * ``validated_steps_per_s``: with ``validate=True`` (every action checked against the rules);
     * ``mask_obs_steps_per_s``: the same loop that also materialises ``legal_action_mask()`` and
-      ``observation()`` every step;
+      ``observation()`` every step (into buffers allocated once: ``out=``);
     * ``fused_steps_per_s``: ``env.play_random(k)`` (the same steps in one compiled call per k);
     * ``protocol_steps_per_s``: one protocol state, ``legal_actions()`` + ``apply_action()`` with
       Python's ``random``, in the same minutes; ``ratio_to_protocol`` = batch / protocol.
     """
     import numba
+    import numpy as np
 
     from .batch import BatchedEnv
 
@@ -213,9 +214,12 @@ def bench_batch(name: str, batch_size: int = 1024, seconds: float = 1.0, repeats
     def validated():
         env.step(env.sample_random_actions())
 
+    mask_buf = np.empty((batch_size, env.num_actions), dtype=np.bool_)
+    obs_buf = np.empty((batch_size, *env.observation_shape), dtype=np.float32)
+
     def mask_obs():
-        env.legal_action_mask()
-        env.observation()
+        env.legal_action_mask(out=mask_buf)
+        env.observation(out=obs_buf)
         env.step(env.sample_random_actions(), validate=False)
 
     k = 16

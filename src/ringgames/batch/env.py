@@ -227,10 +227,23 @@ class BatchedEnv:
         """The seat to decide in each game (int32[B])."""
         return self.states[:, self._mod.CURRENT].copy()
 
-    def legal_action_mask(self) -> np.ndarray:
-        """bool[B, num_actions]: ``mask[i, a]`` is True when action a is legal in game i."""
-        out = np.empty((self.batch_size, self.num_actions), dtype=np.bool_)
+    def legal_action_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """bool[B, num_actions]: ``mask[i, a]`` is True when action a is legal in game i.
+
+        ``out`` (a C-contiguous bool array of that shape) is filled and returned instead of a new
+        array: reusing one saves the page faults of a fresh allocation every step (Gygès: 50 MB
+        at B = 1024)."""
+        out = self._out(out, (self.batch_size, self.num_actions), np.bool_)
         self._mod.legal_mask(self.states, out, self._nchunks, *self._b.extra)
+        return out
+
+    @staticmethod
+    def _out(out: np.ndarray | None, shape: tuple[int, ...], dtype) -> np.ndarray:
+        if out is None:
+            return np.empty(shape, dtype=dtype)
+        if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != dtype or not out.flags.c_contiguous:
+            got = (getattr(out, "shape", None), getattr(out, "dtype", type(out).__name__))
+            raise ValueError(f"out must be a C-contiguous {np.dtype(dtype).name} array of shape {shape}, not {got}")
         return out
 
     def legal_action_ids(self) -> tuple[np.ndarray, np.ndarray]:
@@ -275,9 +288,11 @@ class BatchedEnv:
             self._b.play(self.states, self._rng, self._template, int(num_steps), reward_sum, finished)
         return reward_sum, finished
 
-    def observation(self) -> np.ndarray:
-        """float32[B, *observation_shape]: each game seen by its player to decide (see :mod:`.observe`)."""
-        out = np.empty((self.batch_size, *self._obs.shape), dtype=np.float32)
+    def observation(self, out: np.ndarray | None = None) -> np.ndarray:
+        """float32[B, *observation_shape]: each game seen by its player to decide, with the planes of
+        ``State.observation_tensor`` (see :mod:`.observe`). ``out`` as for :meth:`legal_action_mask`
+        (RINGS: 90 MB at B = 1024, ten times faster to refill than to allocate)."""
+        out = self._out(out, (self.batch_size, *self._obs.shape), np.float32)
         self._obs.encode(self.states, out, self._nchunks)
         return out
 

@@ -54,7 +54,14 @@ def _draw(s, rng, i):
     if K.is_over(s):
         return -1
     if s[K.PHASE] == K.PH_PLACE:
-        # the empty points and PASS: count, draw, find
+        # uniform over the empty points and PASS: a few draws from all 217 (rejecting stones), then,
+        # on a crowded board, count, draw and find (each way is uniform, so their mixture is too)
+        for _ in range(4):
+            x = below(rng, i, K.NP + 1)
+            if x == K.NP:
+                return K.PASS
+            if s[K.OWNER + x] < 0:
+                return x
         n = 0
         for pt in range(K.NP):
             if s[K.OWNER + pt] < 0:
