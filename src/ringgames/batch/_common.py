@@ -61,19 +61,35 @@ def pnjit(*args, **kwargs):
     return njit(*args, **kwargs)
 
 
-@njit
-def mix64(z):
-    """The SplitMix64 finaliser of a ``uint64``."""
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
+if JIT_ENABLED:
 
+    @njit
+    def mix64(z):
+        """The SplitMix64 finaliser of a ``uint64``."""
+        z = (z ^ (z >> _S30)) * _M1
+        z = (z ^ (z >> _S27)) * _M2
+        return z ^ (z >> _S31)
 
-@njit
-def next_u64(rng, i):
-    """The next 64-bit word of stream ``i`` (advances ``rng[i]``)."""
-    rng[i] += GOLDEN
-    return mix64(rng[i])
+    @njit
+    def next_u64(rng, i):
+        """The next 64-bit word of stream ``i`` (advances ``rng[i]``)."""
+        rng[i] += GOLDEN
+        return mix64(rng[i])
+
+else:  # pragma: no cover - the same arithmetic on Python ints (NumPy scalars warn on wrap-around)
+    _MASK = (1 << 64) - 1
+
+    def mix64(z):
+        """The SplitMix64 finaliser of a ``uint64``."""
+        z = int(z)
+        z = ((z ^ (z >> 30)) * int(_M1)) & _MASK
+        z = ((z ^ (z >> 27)) * int(_M2)) & _MASK
+        return np.uint64(z ^ (z >> 31))
+
+    def next_u64(rng, i):
+        """The next 64-bit word of stream ``i`` (advances ``rng[i]``)."""
+        rng[i] = np.uint64((int(rng[i]) + int(GOLDEN)) & _MASK)
+        return mix64(rng[i])
 
 
 @njit
@@ -86,9 +102,9 @@ def below(rng, i, n):
 @njit
 def seed_streams(rng, seed):
     """Start the streams of every state from ``seed`` (a ``uint64``): stream i starts at a mix of (seed, i)."""
-    base = mix64(np.uint64(seed) + GOLDEN)
+    base = mix64(np.uint64(seed) ^ GOLDEN)
     for i in range(rng.shape[0]):
-        rng[i] = mix64(base ^ (np.uint64(i) * GOLDEN))
+        rng[i] = mix64(base ^ np.uint64(i))
 
 
 @njit

@@ -12,10 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..games.gyges import board as _board
 from ..games.gyges import kernel as K
 from ..games.gyges.board import MOVE_BASE, NO_DROP, NUM_ARRANGEMENTS, PASS
 from ..games.gyges.board import NUM_ACTIONS as _NUM_ACTIONS
+from ..jit import drop_stale_cache
+from . import _common
 from ._common import below, chunk_bounds, njit, pnjit, prange
+
+# numba's cache checks only this file: drop it when the kernel, its tables or the helpers change
+drop_stale_cache(__file__, K.__file__, _board.__file__, _common.__file__)
 
 MAX_LEGAL = K.MAX_LEGAL
 NUM_ACTIONS = _NUM_ACTIONS

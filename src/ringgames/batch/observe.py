@@ -20,12 +20,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..games.gyges import board as _gboard
 from ..games.gyges import kernel as GK
+from ..games.rings import board as _rboard
 from ..games.rings import kernel as RK
 from ..games.rings.board import CIRCLE_POINTS, POINT_COORDS
+from ..games.yinsh import board as _yboard
 from ..games.yinsh import kernel as YK
 from ..games.yinsh.board import POINTS as YINSH_POINTS
+from ..jit import drop_stale_cache
+from . import _common
 from ._common import chunk_bounds, njit, pnjit, prange
+
+# numba's cache checks only this file: drop it when a kernel, its tables or the helpers change
+drop_stale_cache(__file__, GK.__file__, RK.__file__, YK.__file__, _gboard.__file__, _rboard.__file__, _yboard.__file__,
+                 _common.__file__)
 
 __all__ = ["Encoder", "for_game"]
 

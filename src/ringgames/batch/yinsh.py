@@ -10,8 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..games.yinsh import board as _board
 from ..games.yinsh import kernel as K
+from ..jit import drop_stale_cache
+from . import _common
 from ._common import below, chunk_bounds, njit, pnjit, prange
+
+# numba's cache checks only this file: drop it when the kernel, its tables or the helpers change
+drop_stale_cache(__file__, K.__file__, _board.__file__, _common.__file__)
 
 MAX_LEGAL = K.MAX_LEGAL
 NUM_ACTIONS = K.NUM_ACTIONS
