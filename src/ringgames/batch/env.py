@@ -90,7 +90,8 @@ class _Gyges(_Backend):
 
     def __init__(self, game: Game, batch_size: int, nchunks: int):
         super().__init__(game, batch_size, nchunks)
-        self.keys = np.zeros((batch_size, 512), dtype=np.int64)
+        self.batch_size = batch_size
+        self.tables = gyges.new_tables(batch_size)
         self.extra = gyges.new_workspaces(nchunks)
 
     def template(self) -> np.ndarray:
@@ -100,27 +101,32 @@ class _Gyges(_Backend):
         K.set_key(s, K.board_key(s))
         return s
 
+    def reset(self) -> None:
+        self.tables[3][:] += 1  # every row starts a new game: its table entries no longer count
+
     def before_step(self, states: np.ndarray, steps: int = 1) -> None:
+        """Keep every repetition table at most half full after ``steps`` more positions."""
         from ..games.gyges import kernel as K
 
-        need = int(states[:, K.NKEYS].max()) + steps + 1
-        cap = self.keys.shape[1]
-        if need > cap:
-            while cap < need:
-                cap *= 2
-            bigger = np.zeros((self.keys.shape[0], cap), dtype=np.int64)
-            bigger[:, : self.keys.shape[1]] = self.keys
-            self.keys = bigger
+        need = 2 * (int(states[:, K.NKEYS].max()) + steps + 1)
+        size = self.tables[0].shape[1]
+        if need > size:
+            while size < need:
+                size *= 2
+            new = gyges.new_tables(self.batch_size, size)
+            keys, counts, tags, game = self.tables
+            gyges.rehash(keys, counts, tags, game, new[0], new[1], new[2], self.nchunks)
+            self.tables = (new[0], new[1], new[2], game)
 
     def step(self, states, actions, template, rewards, terminated) -> None:
-        gyges.step(states, self.keys, actions, template, rewards, terminated, self.nchunks)
+        gyges.step(states, *self.tables, actions, template, rewards, terminated, self.nchunks)
 
     def play(self, states, rng, template, num_steps, reward_sum, finished) -> None:
         done = 0
-        while done < num_steps:  # in slices, so that the keys never need more than 256 more columns
+        while done < num_steps:  # in slices, so that the tables never grow for nothing
             k = min(256, num_steps - done)
             self.before_step(states, k)
-            gyges.play(states, self.keys, rng, template, k, reward_sum, finished, self.nchunks, *self.extra)
+            gyges.play(states, *self.tables, rng, template, k, reward_sum, finished, self.nchunks, *self.extra)
             done += k
 
     def position(self, row: np.ndarray) -> str:

@@ -2,9 +2,10 @@
 
 The action space is the protocol's: one id per whole move (49,375 ids; setup
 arrangements 0..89, moves, PASS), see ``docs/research-batch.md`` for why not the
-step-level decomposition. Beside ``states`` (``int32[B, SIZE]``) each row keeps the
-Zobrist keys of its play-phase positions in ``keys[i, :states[i, NKEYS]]`` for the
-repetition rule; the caller grows ``keys`` before a row can run out of room. The move
+step-level decomposition. Beside ``states`` (``int32[B, SIZE]``) each row counts the
+occurrences of its play-phase positions for the repetition rule in a hash table
+(:func:`new_tables`); the caller grows the tables before a row can fill half of its
+own (:func:`grow_tables`). The move
 searches need scratch space: one workspace per chunk (:func:`new_workspaces`).
 """
 
@@ -42,22 +43,52 @@ def new_workspaces(nchunks: int) -> tuple[np.ndarray, ...]:
     )
 
 
+def new_tables(batch_size: int, size: int = 1024) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Empty repetition tables: ``(keys, counts, tags, game)``.
+
+    Row i's table is ``keys[i]`` / ``counts[i]`` / ``tags[i]`` (``size`` slots, a power of two,
+    open addressing on the low bits of the Zobrist key); a slot belongs to the current game of
+    row i only if ``tags[i, slot] == game[i]``, so a reset is ``game[i] += 1`` (no clearing).
+    """
+    return (np.zeros((batch_size, size), dtype=np.int64), np.zeros((batch_size, size), dtype=np.int32),
+            np.zeros((batch_size, size), dtype=np.int32), np.ones(batch_size, dtype=np.int32))
+
+
 @njit
-def _note(s, keys):
-    """Record the play-phase position of ``s`` in ``keys`` and count its occurrences (as
-    :func:`~.kernel.note_position`, scanning only the keys with the same side to move:
-    every action flips the side, so they are every second key back)."""
-    key = K.get_key(s)
-    n = s[K.NKEYS]
-    c = 1
-    j = n - 2
-    while j >= 0:
-        if keys[j] == key:
-            c += 1
-        j -= 2
-    keys[n] = key
-    s[K.NKEYS] = n + 1
-    s[K.REPS] = c
+def _count(tkeys, tcounts, ttags, tag, key, add):
+    """Add ``add`` occurrences of ``key`` to one row's table; returns its count."""
+    mask = tkeys.shape[0] - 1
+    j = key & mask
+    while ttags[j] == tag:
+        if tkeys[j] == key:
+            tcounts[j] += add
+            return tcounts[j]
+        j = (j + 1) & mask
+    ttags[j] = tag
+    tkeys[j] = key
+    tcounts[j] = add
+    return add
+
+
+@pnjit
+def rehash(keys, counts, tags, game, new_keys, new_counts, new_tags, nchunks):
+    """Copy every row's current-game entries into the larger tables ``new_*`` (zeroed)."""
+    b = keys.shape[0]
+    for c in prange(nchunks):
+        lo, hi = chunk_bounds(c, nchunks, b)
+        for i in range(lo, hi):
+            g = game[i]
+            for j in range(keys.shape[1]):
+                if tags[i, j] == g:
+                    _count(new_keys[i], new_counts[i], new_tags[i], g, keys[i, j], counts[i, j])
+
+
+@njit
+def _note(s, tkeys, tcounts, ttags, tag):
+    """Count the play-phase position of ``s`` (as :func:`~.kernel.note_position`): ``REPS`` is
+    how often it has occurred in this game, ``NKEYS`` how many positions the game has had."""
+    s[K.REPS] = _count(tkeys, tcounts, ttags, tag, K.get_key(s), 1)
+    s[K.NKEYS] += 1
 
 
 @njit
@@ -71,7 +102,7 @@ def _add_returns(s, i, rewards):
 
 
 @pnjit
-def step(states, keys, actions, template, rewards, terminated, nchunks):
+def step(states, keys, counts, tags, game, actions, template, rewards, terminated, nchunks):
     """Play ``actions[i]`` (legal) on row i; finished rows get rewards, ``terminated`` and a reset."""
     b = states.shape[0]
     for c in prange(nchunks):
@@ -80,11 +111,12 @@ def step(states, keys, actions, template, rewards, terminated, nchunks):
             s = states[i]
             K.apply_action(s, actions[i])
             if s[K.PHASE] == K.PLAY:
-                _note(s, keys[i])
+                _note(s, keys[i], counts[i], tags[i], game[i])
             if K.is_over(s):
                 terminated[i] = True
                 _add_returns(s, i, rewards)
                 s[:] = template
+                game[i] += 1
 
 
 @njit
@@ -177,10 +209,11 @@ def sample(states, rng, out, nchunks, heads, links, nexts, st_sq, st_used):
 
 
 @pnjit
-def play(states, keys, rng, template, num_steps, reward_sum, finished, nchunks, heads, links, nexts, st_sq, st_used):
+def play(states, keys, counts, tags, game, rng, template, num_steps, reward_sum, finished, nchunks,
+         heads, links, nexts, st_sq, st_used):
     """``num_steps`` rounds of :func:`sample` then :func:`step` in one call, row by row (see
-    :func:`.yinsh.play`); adds to ``reward_sum`` and ``finished``. ``keys`` must have room for
-    ``num_steps`` more keys in every row."""
+    :func:`.yinsh.play`); adds to ``reward_sum`` and ``finished``. The tables must have room
+    for ``num_steps`` more positions in every row."""
     b = states.shape[0]
     for c in prange(nchunks):
         lo, hi = chunk_bounds(c, nchunks, b)
@@ -192,7 +225,6 @@ def play(states, keys, rng, template, num_steps, reward_sum, finished, nchunks, 
         exact = np.empty(WIDTH, dtype=np.int32)
         for i in range(lo, hi):
             s = states[i]
-            kr = keys[i]
             for _ in range(num_steps):
                 if s[K.PHASE] != K.PLAY:
                     a = below(rng, i, NUM_ARRANGEMENTS)
@@ -201,11 +233,12 @@ def play(states, keys, rng, template, num_steps, reward_sum, finished, nchunks, 
                                      heads[c], links[c], nexts[c], st_sq[c], st_used[c])
                 K.apply_action(s, a)
                 if s[K.PHASE] == K.PLAY:
-                    _note(s, kr)
+                    _note(s, keys[i], counts[i], tags[i], game[i])
                 if K.is_over(s):
                     finished[i] += 1
                     _add_returns(s, i, reward_sum)
                     s[:] = template
+                    game[i] += 1
 
 
 @pnjit
