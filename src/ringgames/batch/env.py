@@ -105,10 +105,10 @@ class _Gyges(_Backend):
         self.tables[3][:] += 1  # every row starts a new game: its table entries no longer count
 
     def before_step(self, states: np.ndarray, steps: int = 1) -> None:
-        """Keep every repetition table at most half full after ``steps`` more positions."""
+        """Keep every repetition table at most 3/4 full after ``steps`` more positions."""
         from ..games.gyges import kernel as K
 
-        need = 2 * (int(states[:, K.NKEYS].max()) + steps + 1)
+        need = (4 * (int(states[:, K.NKEYS].max()) + steps + 1) + 2) // 3
         size = self.tables[0].shape[1]
         if need > size:
             while size < need:

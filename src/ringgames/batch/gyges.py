@@ -4,8 +4,8 @@ The action space is the protocol's: one id per whole move (49,375 ids; setup
 arrangements 0..89, moves, PASS), see ``docs/research-batch.md`` for why not the
 step-level decomposition. Beside ``states`` (``int32[B, SIZE]``) each row counts the
 occurrences of its play-phase positions for the repetition rule in a hash table
-(:func:`new_tables`); the caller grows the tables before a row can fill half of its
-own (:func:`grow_tables`). The move
+(:func:`new_tables`); the caller grows them (:func:`rehash`) before a row can fill 3/4
+of its own. The move
 searches need scratch space: one workspace per chunk (:func:`new_workspaces`).
 """
 
