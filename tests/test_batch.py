@@ -281,6 +281,7 @@ def test_bench_batch_cli_gives_one_json_object_per_game():
     assert row["batch_steps_per_s"] == max(row["batch_runs"])
     assert abs(row["ratio_to_protocol"] - row["batch_steps_per_s"] / row["protocol_steps_per_s"]) <= 0.051  # 1 decimal
     assert row["observation_shape"] == [40, 23, 24] and row["num_actions"] == 309
+    assert min(row["batch_steps_per_cpu_s"], row["single_thread_steps_per_cpu_s"], row["protocol_steps_per_cpu_s"]) > 0
 
 
 def test_out_buffers_are_refilled_and_checked():

@@ -147,24 +147,28 @@ def machine_description() -> str:
 
 
 # ---------------------------------------------------------------- batched simulation
-def _rate(run, batch_size: int, seconds: float) -> float:
-    """Steps per second of ``run()`` (one call = one step of every game) over about ``seconds``."""
+def _rate(run, batch_size: int, seconds: float) -> tuple[float, float]:
+    """Steps per second and per CPU second (all threads of the process) of ``run()`` (one call =
+    one step of every game) over about ``seconds``."""
     run()
     n = 0
+    c0 = time.process_time()
     t0 = time.perf_counter()
     while True:
         run()
         n += 1
         elapsed = time.perf_counter() - t0
         if elapsed >= seconds:
-            return n * batch_size / elapsed
+            return n * batch_size / elapsed, n * batch_size / max(1e-9, time.process_time() - c0)
 
 
-def _protocol_rate(game, seconds: float, seed: int) -> float:
-    """Random steps per second of one protocol state (legal_actions + apply_action, a new game at the end)."""
+def _protocol_rate(game, seconds: float, seed: int) -> tuple[float, float]:
+    """Random steps per second (and per CPU second) of one protocol state (legal_actions +
+    apply_action, a new game at the end)."""
     rng = random.Random(seed)
     state = game.new_initial_state()
     n = 0
+    c0 = time.process_time()
     t0 = time.perf_counter()
     while True:
         for _ in range(100):
@@ -175,7 +179,7 @@ def _protocol_rate(game, seconds: float, seed: int) -> float:
         n += 100
         elapsed = time.perf_counter() - t0
         if elapsed >= seconds:
-            return n / elapsed
+            return n / elapsed, n / max(1e-9, time.process_time() - c0)
 
 
 def bench_batch(name: str, batch_size: int = 1024, seconds: float = 1.0, repeats: int = 3, seed: int = 1,
@@ -196,7 +200,10 @@ def bench_batch(name: str, batch_size: int = 1024, seconds: float = 1.0, repeats
       ``observation()`` every step (into buffers allocated once: ``out=``);
     * ``fused_steps_per_s``: ``env.play_random(k)`` (the same steps in one compiled call per k);
     * ``protocol_steps_per_s``: one protocol state, ``legal_actions()`` + ``apply_action()`` with
-      Python's ``random``, in the same minutes; ``ratio_to_protocol`` = batch / protocol.
+      Python's ``random``, in the same minutes; ``ratio_to_protocol`` = batch / protocol;
+    * ``batch_steps_per_cpu_s``, ``single_thread_steps_per_cpu_s``, ``protocol_steps_per_cpu_s``:
+      steps per CPU second of the process (all its threads), best run: on a machine shared with
+      other work these depend far less on how much of the cores the benchmark got.
     """
     import numba
     import numpy as np
@@ -237,12 +244,17 @@ def bench_batch(name: str, batch_size: int = 1024, seconds: float = 1.0, repeats
     }
     runs: dict[str, list[float]] = {key: [] for key in configs}
     runs["protocol"] = []
+    cpu: dict[str, list[float]] = {key: [] for key in runs}
     try:
         for r in range(repeats):
             for key, (fn, nthreads, per_call) in configs.items():
                 numba.set_num_threads(nthreads)
-                runs[key].append(_rate(fn, batch_size * per_call, seconds))
-            runs["protocol"].append(_protocol_rate(game, seconds, seed + r))
+                wall, per_cpu = _rate(fn, batch_size * per_call, seconds)
+                runs[key].append(wall)
+                cpu[key].append(per_cpu)
+            wall, per_cpu = _protocol_rate(game, seconds, seed + r)
+            runs["protocol"].append(wall)
+            cpu["protocol"].append(per_cpu)
     finally:
         numba.set_num_threads(threads)
     best = {key: max(v) for key, v in runs.items()}
@@ -267,6 +279,8 @@ def bench_batch(name: str, batch_size: int = 1024, seconds: float = 1.0, repeats
         "repeats": repeats,
         "seconds": seconds,
     }
+    for key in ("batch", "single_thread", "protocol"):
+        row[f"{key}_steps_per_cpu_s"] = round(max(cpu[key]))
     for key, v in runs.items():
         row[f"{key}_runs"] = [round(x) for x in v]
     return row
@@ -279,6 +293,8 @@ def format_batch_row(row: dict) -> str:
         v = row[f"{key}_runs"]
         return f"{max(v):,} (runs {min(v):,}–{max(v):,})"
 
+    cpu = (f"  per CPU second           batch {row['batch_steps_per_cpu_s']:,}, one thread "
+           f"{row['single_thread_steps_per_cpu_s']:,}, protocol {row['protocol_steps_per_cpu_s']:,}")
     head = (f"{row['game']} ({row['variant']}, {row['players']} players), B={row['batch_size']}, {row['threads']} threads "
             f"({row['threading_layer']}), random-agent steps/s, best of {row['repeats']} x {row['seconds']} s:")
     return "\n".join([
@@ -289,4 +305,5 @@ def format_batch_row(row: dict) -> str:
         f"  + mask + observation     {spread('mask_obs')}",
         f"  play_random (fused)      {spread('fused')}",
         f"  protocol, one state      {spread('protocol')}; batch / protocol x{row['ratio_to_protocol']}",
+        cpu,
     ])
