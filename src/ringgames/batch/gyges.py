@@ -5,8 +5,8 @@ arrangements 0..89, moves, PASS), see ``docs/research-batch.md`` for why not the
 step-level decomposition. Beside ``states`` (``int32[B, SIZE]``) each row counts the
 occurrences of its play-phase positions for the repetition rule in a hash table
 (:func:`new_tables`); the caller grows them (:func:`rehash`) before a row can fill 3/4
-of its own. The move
-searches need scratch space: one workspace per chunk (:func:`new_workspaces`).
+of its own. The move searches need scratch space: one workspace per chunk
+(:func:`new_workspaces`).
 """
 
 from __future__ import annotations
