@@ -8,12 +8,13 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from .. import GAMES
 from . import api, live
+from .headers import SecurityHeaders
+from .i18n.web import render_page
 from .service import ApiError, Hub
 
 STATIC = Path(__file__).parent / "static"
@@ -45,6 +46,7 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> Fa
                   docs_url=None, redoc_url=None,
                   description="Play YINSH, Gygès and RINGS: games, seats, actions, draws, records.")
     app.state.hub = hub
+    app.add_middleware(SecurityHeaders)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
@@ -62,37 +64,29 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> Fa
     app.mount(DOCS_ASSETS, StaticFiles(directory=swagger_ui_dir()), name="docs-assets")
 
     @app.get("/docs", include_in_schema=False)
-    async def docs():
-        return get_swagger_ui_html(openapi_url=app.openapi_url, title=f"{app.title} API",
-                                   swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
-                                   swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
-                                   swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",
-                                   oauth2_redirect_url="/docs/oauth2-redirect")
-
-    @app.get("/docs/oauth2-redirect", include_in_schema=False)
-    async def docs_redirect():
-        return get_swagger_ui_oauth2_redirect_html()
-
-    def page(name: str):
-        return FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
+    async def docs(request: Request):
+        # our own page: Swagger UI started by /static/docs.js, so the page passes the CSP without inline
+        # script (the API has no OAuth2, so there is no oauth2-redirect page)
+        return render_page(request, "docs.html", title=f"{app.title} API", assets=DOCS_ASSETS,
+                           openapi_url=app.openapi_url)
 
     @app.get("/", include_in_schema=False)
-    async def lobby():
-        return page("index.html")
+    async def lobby(request: Request):
+        return render_page(request, "index.html")
 
     @app.get("/game/{gid}", include_in_schema=False)
-    async def game_page(gid: str):
-        return page("game.html")
+    async def game_page(request: Request, gid: str):
+        return render_page(request, "game.html")
 
     @app.get("/archive", include_in_schema=False)
-    async def archive():
-        return page("archive.html")
+    async def archive(request: Request):
+        return render_page(request, "archive.html")
 
     @app.get("/rules/{game}", include_in_schema=False)
-    async def rules(game: str):
+    async def rules(request: Request, game: str):
         if not re.fullmatch(r"[a-z]+", game) or game not in GAMES:
             raise ApiError(404, "unknown_game", f"no rules page for {game!r}")
-        return page(f"rules-{game}.html")
+        return render_page(request, f"rules-{game}.html")
 
     @app.get("/healthz", include_in_schema=False)
     async def health():
