@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,17 +19,18 @@ from .i18n.web import render_page
 from .service import ApiError, Hub
 
 STATIC = Path(__file__).parent / "static"
-#: where /docs gets Swagger UI's script and style: the ``swagger-ui-bundle`` package, so the
-#: page works without any CDN (ReDoc, which only exists on a CDN, is switched off).
+#: where /docs gets Swagger UI's script and style: the ``swagger-ui-py`` package (Swagger UI 5, which reads
+#: the OpenAPI 3.1 that FastAPI writes; swagger-ui-bundle's 4.15 could not), so the page works without any
+#: CDN (ReDoc, which only exists on a CDN, is switched off).
 DOCS_ASSETS = "/static-docs"
 
 
 def swagger_ui_dir() -> Path:
-    try:
-        import swagger_ui_bundle
-    except ImportError as exc:  # a runtime dependency (pyproject.toml); say which one is missing
-        raise RuntimeError("the API docs page needs the swagger-ui-bundle package: pip install 'swagger-ui-bundle>=1.1,<2'") from exc
-    return Path(swagger_ui_bundle.swagger_ui_path)
+    """The Swagger UI distribution's folder (found without importing the package's web-framework glue)."""
+    spec = importlib.util.find_spec("swagger_ui")
+    if spec is None or not spec.submodule_search_locations:  # a runtime dependency (pyproject.toml); say which
+        raise RuntimeError("the API docs page needs the swagger-ui-py package: pip install 'swagger-ui-py>=25,<26'")
+    return Path(next(iter(spec.submodule_search_locations))) / "static"
 
 
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> FastAPI:

@@ -7,7 +7,7 @@ async function list() {
     const {games} = await api(`/api/games?status=${st}&limit=200`);
     for (const g of games) rows.push(h("tr", {},
       h("td", {}, h("a", {href: `/game/${g.id}?replay`, "data-game": g.id}, `${g.game} ${tOr(`variant.${g.variant}`, g.variant)}`)),
-      h("td", {}, g.seats.map(s => s.name).join(" – ")), h("td", {class: "result"}, tOr(`result.${g.result}`, g.result)),
+      h("td", {}, g.seats.map(playerName).join(" – ")), h("td", {class: "result"}, tOr(`result.${g.result}`, g.result)),
       h("td", {class: "plies"}, tn("archive.plies", g.ply)), h("td", {}, tOr(`source.${g.source}`, g.source))));
   }
   $("games").replaceChildren(...rows);

@@ -18,6 +18,12 @@ function tn(key, n, params = {}) {  // a plural message for the count n, by the 
 function tOr(key, fallback, params = {}) {  // a message if the catalog has one (a server word: seat, variant...), else the word
   return typeof I18N.messages[key] === "string" ? t(key, params) : fallback;
 }
+function playerName(seat) {  // a seat's player name; the server's "computer (level N)" and "waiting…" in the page's language
+  if (seat.kind === "human" && seat.joined !== true && seat.name === "waiting…") return t("game.waiting");
+  const m = seat.kind === "computer" && /^computer(?: \(level (\d+)\))?$/.exec(seat.name || "");
+  if (!m) return seat.name;
+  return m[1] === undefined ? t("kind.computer") : t("game.computer_level", {level: m[1]});
+}
 function errorText(e) {  // an API error in the page's language: by its machine-readable code, else the server's words
   if (e && e.code && I18N.lang !== "en" && typeof I18N.messages[`error.${e.code}`] === "string") return t(`error.${e.code}`);
   return e && e.message ? e.message : String(e);

@@ -28,13 +28,13 @@ function render() {
   let status;
   if (replay) status = t("game.replay_status", {i: replay.i, n: replay.positions.length - 1});
   else if (S.to_move === null) status = S.result === "draw" ? t("game.over_draw", {reason: reasonText(S.reason)})
-    : t("game.over_won", {winners: S.winners.map(w => t("game.player_seat", {name: S.seats[w].name, seat: seatName(w)})).join(" + "), reason: reasonText(S.reason)});
-  else status = t(canAct() ? "game.to_act_mine" : "game.to_act", {name: S.seats[S.to_move].name, seat: seatName(S.to_move), phase: d.phase || t("phase.play")});
+    : t("game.over_won", {winners: S.winners.map(w => t("game.player_seat", {name: playerName(S.seats[w]), seat: seatName(w)})).join(" + "), reason: reasonText(S.reason)});
+  else status = t(canAct() ? "game.to_act_mine" : "game.to_act", {name: playerName(S.seats[S.to_move]), seat: seatName(S.to_move), phase: d.phase || t("phase.play")});
   $("status").replaceChildren(h("strong", {id: "turn"}, status), h("div", {class: "muted"}, d.extra));
   // seats
   $("seats").replaceChildren(...S.seats.map((s, i) => h("div", {class: "seat" + (S.to_move === i ? " to-move" : ""), "data-seat": i},
     h("span", {class: "sw", style: `background:${S.game === "yinsh" ? ["#fff", "#111"][i] : S.game === "rings" ? SEAT_COLOURS[i] : ["#eee", "#555"][i]}`}),
-    t("game.seat_label", {seat: seatName(i)}), h("span", {class: "name"}, s.name),
+    t("game.seat_label", {seat: seatName(i)}), h("span", {class: "name"}, playerName(s)),
     s.kind === "computer" ? ` ${t("game.computer")}` : "", MINE.includes(i) ? ` ${t("game.you")}` : "",
     s.open ? h("button", {onclick: () => join(i, null)}, t("game.take_seat")) : "")));
   const inv = JSON.parse(sessionStorage.getItem(`invites-${GID}`) || "{}");

@@ -28,7 +28,7 @@ async function lists() {
     const {games} = await api(`/api/games?status=${st}&limit=30`);
     const rows = games.map(g => h("tr", {},
       h("td", {}, h("a", {href: `/game/${g.id}`}, `${META[g.game] ? META[g.game].title : g.game} ${tOr(`variant.${g.variant}`, g.variant)}`)),
-      h("td", {}, g.seats.map(s => s.open ? t("lobby.open_seat") : s.name).join(" · ")),
+      h("td", {}, g.seats.map(s => s.open ? t("lobby.open_seat") : playerName(s)).join(" · ")),
       h("td", {}, tn("lobby.plies", g.ply))));
     $(st).replaceChildren(...(rows.length ? rows : [h("tr", {}, h("td", {class: "muted"}, t("lobby.none")))]));
   }
