@@ -64,9 +64,11 @@ def watch_csp(page):
 
 def csp_violations(page):
     """Every CSP violation seen so far on ``page`` (console lines and the current document's events)."""
+    from playwright.sync_api import Error as PlaywrightError
+
     try:
         events = page.evaluate("window.__csp || []")
-    except Exception:  # the page is gone or navigating; the console lines still count
+    except PlaywrightError:  # the page is gone or navigating; the console lines still count
         events = []
     return list(page.csp) + list(events)
 

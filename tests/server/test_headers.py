@@ -46,7 +46,7 @@ def test_pages_have_no_inline_script_or_style(client):
 
     for path in ("/", "/game/x", "/archive", "/rules/yinsh", "/rules/gyges", "/rules/rings", "/docs"):
         html = client.get(path).text
-        scripts = re.findall(r"<script([^>]*)>(.*?)</script>", html, re.S)
+        scripts = re.findall(r"<script([^>]*)>(.*?)</script>", html, re.DOTALL)
         for attrs, body in scripts:
             assert "src=" in attrs or 'type="application/json"' in attrs, (path, attrs, body[:80])
             if "src=" in attrs:

@@ -57,7 +57,7 @@ def test_client_plural_categories_match_the_catalog_plural_formula(lang):
     _, formula = header_plural(lang)
     loc = Locale.parse(i18n.BABEL_LOCALE[lang])
     cats = i18n.PLURAL_CATEGORIES[lang]
-    for n in range(0, 1200):
+    for n in range(1200):
         assert cats.index(loc.plural_form(n)) == formula(n), (lang, n, loc.plural_form(n))
 
 
@@ -143,7 +143,7 @@ def test_serbian_latin_gyges_has_no_cyrillic(client):
     r = client.get("/rules/gyges?lang=sr-Latn")
     assert _html_lang(r.text) == "sr-Latn"
     assert "Gygès — kako se igra" in r.text and "odbija" in r.text
-    text = re.sub(r'<select name="lang".*?</select>', "", r.text, flags=re.S)  # the picker's endonyms aside
+    text = re.sub(r'<select name="lang".*?</select>', "", r.text, flags=re.DOTALL)  # the picker's endonyms aside
     assert not CYRILLIC.search(text), CYRILLIC.findall(text)[:10]
     cyr = client.get("/rules/gyges?lang=sr")
     assert "Gygès — како се игра" in cyr.text and _html_lang(cyr.text) == "sr"
@@ -168,7 +168,7 @@ def test_every_page_has_the_language_picker_and_the_catalog(client, lang):
         r = client.get(f"{path}?lang={lang}")
         assert r.status_code == 200 and _html_lang(r.text) == lang, path
         assert f'<option value="{lang}" lang="{lang}" selected>' in r.text, path
-        cat = json.loads(re.search(r'<script type="application/json" id="i18n">(.*?)</script>', r.text, re.S).group(1))
+        cat = json.loads(re.search(r'<script type="application/json" id="i18n">(.*?)</script>', r.text, re.DOTALL).group(1))
         assert cat["lang"] == lang and cat["messages"]["lobby.create"] == i18n.messages(lang)["lobby.create"]
         assert cat["plural"] == list(i18n.PLURAL_CATEGORIES[lang])
 

@@ -10,10 +10,10 @@ through unchanged.
 from __future__ import annotations
 
 import io
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-_FIXED_DATE = datetime(2026, 1, 1, tzinfo=timezone.utc)
+_FIXED_DATE = datetime(2026, 1, 1, tzinfo=UTC)
 
 _LOWER = {
     "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "ђ": "đ", "е": "e", "ж": "ž", "з": "z", "и": "i",

@@ -12,7 +12,16 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from . import COOKIE, ENDONYMS, LANGS, choose_language, client_catalog, normalize, translate, translate_plural
+from . import (
+    COOKIE,
+    ENDONYMS,
+    LANGS,
+    choose_language,
+    client_catalog,
+    normalize,
+    translate,
+    translate_plural,
+)
 
 TEMPLATES = Path(__file__).parent.parent / "templates"
 #: one year, in seconds
@@ -52,5 +61,5 @@ def render_page(request: Request, template: str, **context: Any) -> HTMLResponse
                                        "Vary": "Accept-Language, Cookie"})
     chosen = normalize(request.query_params.get("lang"))
     if chosen and chosen != request.cookies.get(COOKIE):
-        resp.set_cookie(COOKIE, chosen, max_age=COOKIE_MAX_AGE, samesite="lax", httponly=False)
+        resp.set_cookie(COOKIE, chosen, max_age=COOKIE_MAX_AGE, samesite="lax", httponly=True)
     return resp
