@@ -37,7 +37,9 @@ def visible_text(page):
     page.evaluate("() => { document.getElementById('lang-form').style.display = 'none'; }")
     text = page.inner_text("body")
     page.evaluate("() => { document.getElementById('lang-form').style.display = ''; }")
-    return text
+    # with the SVG board's labels (not its <title>s: point and circle names are notation)
+    labels = page.evaluate("() => [...document.querySelectorAll('#board text')].map(e => e.textContent).join(' ')")
+    return text + "\n" + labels
 
 
 PLAYER_NAMES_JS = """async () => {
@@ -195,4 +197,36 @@ def test_no_csp_violation(server, page_factory, path):
     headers = page.evaluate("async () => { const r = await fetch(location.href); return r.headers.get('content-security-policy'); }")
     assert "default-src 'self'" in headers
     assert csp_violations(page) == []
+    assert page.errors == []
+
+
+@pytest.mark.parametrize(("game", "lang"), [("gyges", "sr-Latn"), ("gyges", "cs"), ("rings", "ru"), ("rings", "sr")])
+def test_gyges_and_rings_pages_in_other_languages(server, page_factory, game, lang):
+    """The Gygès setup buttons and the RINGS turn buttons are in the page's language too."""
+    msg = i18n.messages(lang)
+    seats = [{"kind": "me", "name": PLAYER[lang]}] + [{"kind": "computer", "level": 0}] * (2 if game == "rings" else 1)
+    page = page_factory()
+    page.goto(f"{server.url}/?lang={lang}")  # the cookie, and the seat cookie of the API call below
+    body = {"game": game, "players": len(seats), "seats": seats, **({"setup": "preset"} if game == "gyges" else {})}
+    gid = page.evaluate("async (b) => (await api('/api/games', {method: 'POST', json: b})).id", body)
+    page.goto(f"{server.url}/game/{gid}")
+    page.wait_for_function("() => S && MINE.length === 1")
+    if game == "gyges":
+        page.wait_for_selector('button[data-action="321123"]')
+        assert msg["setup.arrangement"].strip() in page.inner_text("#specials")
+        assert msg["gyges.goal_north"] in page.locator("#board").text_content()
+        assert english_left(page, lang) == [], "English on the Gygès setup"
+        page.click('button[data-action="321123"]')
+        page.wait_for_function("() => S.ply >= 2 && S.to_move === 0", timeout=30000)
+        page.wait_for_selector(".pt.target")
+        assert msg["gyges.south_to_move"] in page.inner_text("#status")
+    else:
+        page.wait_for_selector(".pt.target")
+        assert page.inner_text('button[data-action="pass"]') == msg["action.pass"]
+        assert msg["phase.rings.place"] in page.inner_text("#turn")
+        assert msg["game.heading_players"][1].format(title="RINGS", variant=msg["variant.standard"], n=3) == page.inner_text("#title")
+        page.locator(".pt.target").first.click()
+        page.wait_for_function("() => S.ply >= 1")
+    assert english_left(page, lang) == [], f"English on the {game} page"
+    page.screenshot(path=str(SHOTS / f"{game}-{lang}.png"), full_page=True)
     assert page.errors == []

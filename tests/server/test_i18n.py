@@ -23,6 +23,7 @@ def header_plural(lang):
 def test_catalog_has_every_english_key_with_the_same_placeholders_and_markup(lang):
     en, msgs = i18n.messages("en"), i18n.messages(lang)
     assert set(msgs) == set(en), (sorted(set(en) - set(msgs)), sorted(set(msgs) - set(en)))
+    assert not [m.id for m in i18n.read_catalog(lang) if m.fuzzy], "fuzzy (unreviewed) messages"
     nplurals, _ = header_plural(lang)
     assert nplurals == len(i18n.PLURAL_CATEGORIES[lang])
     for key, text in msgs.items():
