@@ -177,3 +177,23 @@ def test_every_page_has_the_language_picker_and_the_catalog(client, lang):
 def test_unknown_rules_page_is_a_clean_404(client):
     r = client.get("/rules/chess?lang=ru")
     assert r.status_code == 404 and r.json()["error"] == "unknown_game"
+
+
+def test_every_key_the_pages_use_exists_and_every_key_is_used():
+    """Keys named in the templates and scripts exist in English; every English key is used (literally, or
+    through one of the families the scripts build from server words, like ``seat.<name>``)."""
+    from pathlib import Path
+
+    server = Path(i18n.__file__).parent.parent
+    sources = [p.read_text() for p in sorted((server / "templates").glob("*.html")) + sorted((server / "static").glob("*.js"))]
+    used = set()
+    for src in sources:
+        used |= set(re.findall(r"\b(?:t|tn|tOr)\(\s*[\"'`]([a-z0-9_]+(?:\.[a-z0-9_]+)+)[\"'`]", src))
+        used |= set(re.findall(r"[\"']((?:gyges|setup|action|game|phase)\.[a-z_.]+)[\"']", src))  # keys held in variables
+    en = i18n.messages("en")
+    assert used and not sorted(used - set(en)), sorted(used - set(en))
+    families = ("seat.", "variant.", "reason.", "result.", "source.", "summary.", "kind.", "error.", "phase.yinsh.")
+    unused = [k for k in en if k not in used and not k.startswith(families)]
+    assert not unused, unused
+    for fam in families:  # each family is really built by a script
+        assert any(f"`{fam}${{" in src for src in sources), fam
