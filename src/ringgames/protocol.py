@@ -25,6 +25,7 @@ game's internals.
 from __future__ import annotations
 
 import abc
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import ClassVar, Iterable, Sequence
@@ -39,7 +40,18 @@ __all__ = [
     "Outcome",
     "Game",
     "State",
+    "stable_key",
 ]
+
+def stable_key(data: bytes) -> int:
+    """An unsigned 64-bit key of ``data``, the same in every process and on every run (BLAKE2b, 8 bytes;
+    Python's ``hash()`` of a str or bytes changes with ``PYTHONHASHSEED``).
+
+    >>> stable_key(b"e3")
+    15656121766077492471
+    """
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
 
 #: ``State.current_player()`` of a finished game (OpenSpiel's kTerminalPlayerId).
 TERMINAL = -4
@@ -372,9 +384,10 @@ class State(abc.ABC):
     def hash_key(self) -> int:
         """A 64-bit key of the position (not the history), for transposition tables.
 
-        Equal positions give equal keys; games may override it with a faster one.
+        Equal positions give equal keys, in every process and on every run (a BLAKE2b hash of the
+        position string: :func:`stable_key`); games may override it with a faster one.
         """
-        return hash(self.position())
+        return stable_key(self.position().encode())
 
     # -- people ------------------------------------------------------------
     def render(self) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...kernel_state import KernelState
-from ...protocol import TERMINAL, Game, NotationError, Outcome
+from ...protocol import TERMINAL, Game, NotationError, Outcome, stable_key
 from . import kernel as K
 from .board import CIRCLE_NAMES, LETTERS, NUM_CIRCLES, NUM_POINTS, POINT_COORDS
 from .board import CIRCLE_POINTS as _CP
@@ -159,9 +159,10 @@ class RingsState(KernelState):
         return TERMINAL if self._over() else int(self.s[K.MOVER])
 
     def hash_key(self) -> int:
-        """A 64-bit key of the position (owners, mover, phase, passes, seats in play)."""
+        """An unsigned 64-bit key of the position (owners, mover, phase, passes, seats in play), stable across
+        processes."""
         s = self.s
-        return hash(s[K.OWNER : K.OWNER + NUM_POINTS].tobytes() + s[K.ACTIVE : K.SIZE].tobytes())
+        return stable_key(s[K.OWNER : K.OWNER + NUM_POINTS].tobytes() + s[K.ACTIVE : K.SIZE].tobytes())
 
     def _rules_outcome(self) -> Outcome | None:
         act = self.active_players()

@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...kernel_state import KernelState
-from ...protocol import TERMINAL, Game, NotationError, Outcome
+from ...protocol import TERMINAL, Game, NotationError, Outcome, stable_key
 from . import kernel as K
 from .board import BETWEEN, NUM_POINTS, POINT_NAMES, SYMMETRIES, WINDOW_ID, WINDOWS, window_of
 from .kernel import MOVE, NUM_ACTIONS, PASS, PLACE, RING, ROW
@@ -50,6 +50,7 @@ EMPTY, WHITE_MARKER, BLACK_MARKER, WHITE_RING, BLACK_RING = 0, 1, 2, 3, 4
 RINGS_PER_PLAYER = 5
 TOTAL_MARKERS = K.TOTAL_MARKERS
 _PHASE_CODE = {name: i for i, name in enumerate(K.PHASE_NAMES)}
+_MOVER_PHASES = (_PHASE_CODE["row"], _PHASE_CODE["ring"])  # the phases whose position string shows the mover
 
 
 class YinshGame(Game):
@@ -209,8 +210,24 @@ class YinshState(KernelState):
         return Outcome(() if w == K.DRAW else (int(w),), K.REASON_NAMES[self.s[K.REASON]])
 
     def hash_key(self) -> int:
-        """A 64-bit key of the position array (equal positions, equal keys)."""
-        return hash(self.s.tobytes())
+        """An unsigned 64-bit key of the position (equal positions, equal keys; stable across processes).
+
+        Made of what :meth:`position` shows (board, player to decide, phase, passes, rings removed, the
+        mover while rows and rings are removed) plus the result and the candidate rows as a set: not of
+        the ring slots (their order depends on the history), the counts derived from the board, stale
+        candidate rows past their count, or the mover outside those phases.
+        """
+        s = self.s
+        fields = s[K.ACTOR : K.NPEND].copy()  # ACTOR MOVER PHASE PASSES PLACED MARKERS REMOVED(2) WINNER REASON WIN_AT
+        fields[K.PLACED - K.ACTOR] = fields[K.MARKERS - K.ACTOR] = 0
+        if s[K.PHASE] not in _MOVER_PHASES:
+            fields[K.MOVER - K.ACTOR] = -1
+        key = s[:NUM_POINTS].tobytes() + fields.tobytes()
+        nw, nb = int(s[K.NPEND]), int(s[K.NPEND + 1])
+        if nw or nb:
+            black = K.PEND + K.MAX_PEND
+            key += np.sort(s[K.PEND : K.PEND + nw]).tobytes() + b"|" + np.sort(s[black : black + nb]).tobytes()
+        return stable_key(key)
 
     # -- notation --------------------------------------------------------
     def action_to_string(self, action: int) -> str:
