@@ -493,6 +493,39 @@ def bench(game, as_json, seconds, startup, search_seconds):
             )
 
 
+#: The play site's packages (the ``server`` extra), as (import names, distribution): any one name will do.
+SERVER_PACKAGES = (
+    (("fastapi",), "fastapi"),
+    (("uvicorn",), "uvicorn"),
+    (("sqlalchemy",), "SQLAlchemy"),
+    (("alembic",), "alembic"),
+    (("python_multipart", "multipart"), "python-multipart"),
+    (("orjson",), "orjson"),
+    (("swagger_ui_bundle",), "swagger-ui-bundle"),
+)
+
+
+def _require_server(command: str) -> None:
+    """Stop with a clear message (exit 1, no traceback) when the ``server`` extra is not installed."""
+    import importlib
+
+    missing = []
+    for names, dist in SERVER_PACKAGES:
+        for name in names:
+            try:
+                importlib.import_module(name)
+                break
+            except ImportError:
+                pass
+        else:
+            missing.append(dist)
+    if missing:
+        raise click.ClickException(
+            f"`ringgames {command}` runs the play site, whose packages are not installed here "
+            f"(missing: {', '.join(missing)}). Install the server extra: pip install 'ringgames[server]' "
+            "(in a checkout: pip install -e '.[server]'; scripts/run does it)")
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
@@ -503,7 +536,8 @@ def bench(game, as_json, seconds, startup, search_seconds):
               help="Compress WebSocket messages (permessage-deflate): less traffic for far-away players, "
                    "more server CPU per move and per watcher.")
 def serve(host, port, db_url, ai_workers, ai_delay, ws_compression):
-    """Run the play site (lobby, games, archive, JSON API at /docs)."""
+    """Run the play site (lobby, games, archive, JSON API at /docs). Needs the ``server`` extra."""
+    _require_server("serve")
     import uvicorn
 
     from .server.app import create_app
@@ -526,8 +560,9 @@ def import_(files, db_url):
     """Load game records (boardspace YINSH, .rgn) into the server's archive.
 
     A file that cannot be read or replayed is reported with its reason; the
-    others are imported all the same. Exit status 1 if any failed.
+    others are imported all the same. Exit status 1 if any failed. Needs the ``server`` extra.
     """
+    _require_server("import")
     import asyncio
     from pathlib import Path
 
