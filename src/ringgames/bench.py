@@ -130,8 +130,8 @@ def startup_cost(name: str, cold: bool) -> float:
     import tempfile
 
     code = (
-        "import time; t=time.perf_counter(); import ringgames; g=ringgames.load_game(%r); s=g.new_initial_state();"
-        "s.apply_action(s.legal_actions()[0]); s.perft(2); print(time.perf_counter()-t)" % name
+        f"import time; t=time.perf_counter(); import ringgames; g=ringgames.load_game({name!r}); "
+        "s=g.new_initial_state(); s.apply_action(s.legal_actions()[0]); s.perft(2); print(time.perf_counter()-t)"
     )
     env = dict(os.environ)
     with tempfile.TemporaryDirectory() as tmp:

@@ -203,11 +203,11 @@ def play(game, variant, players, position, moves, white, black, south, north, se
             except ValueError as exc:
                 raise click.UsageError(str(exc)) from None
     names = g.seat_names
-    click.echo(f"{g.title} ({g.variant}) — " + ", ".join(f"{n}: {s}" for n, s in zip(names, specs)))
+    click.echo(f"{g.title} ({g.variant}) — " + ", ".join(f"{n}: {s}" for n, s in zip(names, specs, strict=True)))
 
     def finish(code=0):
         if save_path:
-            save_file(save_path, [Record.from_state(state, {n.capitalize(): s for n, s in zip(names, specs)})])
+            save_file(save_path, [Record.from_state(state, {n.capitalize(): s for n, s in zip(names, specs, strict=True)})])
             click.echo(f"saved to {save_path}")
         sys.exit(code)
 
@@ -321,7 +321,7 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
         st = g.new_initial_state()
         for tok in r.history:
             st.play(tok)
-        tags = {n.capitalize(): s for n, s in zip(g.seat_names, r.seats)}
+        tags = {n.capitalize(): s for n, s in zip(g.seat_names, r.seats, strict=True)}
         save_file(Path(save_dir) / f"{game}-{r.index + 1:04d}.rgn", [Record.from_state(st, tags)])
 
     bar = tqdm(total=games, unit="game", file=sys.stderr, desc=f"{agents[0]} vs {' / '.join(agents[1:])}", leave=False)

@@ -68,7 +68,7 @@ class KernelState(State):
         """True when a resignation or an agreed draw has ended the game (no actions, perft 0)."""
         return self._agreed or bool(self._resigned)
 
-    def _clone_into(self, c: "KernelState") -> None:
+    def _clone_into(self, c: KernelState) -> None:
         """Copy the subclass's own fields into the clone ``c`` (the shared ones are done)."""
 
     # -- protocol ------------------------------------------------------------

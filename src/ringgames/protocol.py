@@ -27,8 +27,9 @@ from __future__ import annotations
 import abc
 import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Sequence
+from typing import ClassVar
 
 __all__ = [
     "TERMINAL",
@@ -148,24 +149,24 @@ class Game(abc.ABC):
 
     # -- states ------------------------------------------------------
     @abc.abstractmethod
-    def new_initial_state(self) -> "State":
+    def new_initial_state(self) -> State:
         """The state at the start of a game."""
 
     @abc.abstractmethod
-    def state_from_position(self, position: str) -> "State":
+    def state_from_position(self, position: str) -> State:
         """A state (with empty history) from a position string.
 
         Raises :class:`NotationError` naming what is wrong.
         """
 
-    def perft_start(self) -> "State":
+    def perft_start(self) -> State:
         """The state ``ringgames perft`` starts from without ``--position`` (default: the initial state).
 
         Gygès starts perft after the setup, from its reference position.
         """
         return self.new_initial_state()
 
-    def perft_benchmark(self) -> tuple["State", int]:
+    def perft_benchmark(self) -> tuple[State, int]:
         """A (state, depth) pair whose perft takes about a second: used by ``ringgames bench``."""
         return self.new_initial_state(), 2
 
@@ -211,7 +212,7 @@ class State(abc.ABC):
         """Take back the last action, which was ``action`` (not RESIGN/AGREED_DRAW)."""
 
     @abc.abstractmethod
-    def clone(self) -> "State":
+    def clone(self) -> State:
         """An independent copy (history included)."""
 
     @abc.abstractmethod
@@ -362,10 +363,10 @@ class State(abc.ABC):
         self._agreed = True
         self.history.append(AGREED_DRAW)
 
-    def _after_resign(self) -> None:
+    def _after_resign(self) -> None:  # noqa: B027 (an optional hook: does nothing unless a game overrides it)
         """Hook for games where play continues after a resignation (RINGS)."""
 
-    def _after_resign_undo(self) -> None:
+    def _after_resign_undo(self) -> None:  # noqa: B027 (an optional hook, as above)
         """Hook undoing :meth:`_after_resign`."""
 
     # -- records support --------------------------------------------------

@@ -50,9 +50,9 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
 
@@ -93,7 +93,7 @@ class Record:
 
     # -- building --------------------------------------------------------
     @classmethod
-    def from_state(cls, state: State, tags: dict[str, str] | None = None) -> "Record":
+    def from_state(cls, state: State, tags: dict[str, str] | None = None) -> Record:
         """A record of ``state``'s history; one turn per run of actions by one player."""
         game = state.game
         params = game.params()

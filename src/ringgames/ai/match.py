@@ -184,7 +184,6 @@ def summarise(specs: list[str], results: list[GameResult]) -> dict:
     think = {}
     for s in dict.fromkeys(specs):
         tot = sum(r.think.get(s, 0.0) for r in results)
-        acts = sum(sum(1 for _ in r.history) for r in results)
         think[s] = tot
     out["think_seconds"] = think
     out["unfinished"] = sum(1 for r in results if r.reason == "unfinished")

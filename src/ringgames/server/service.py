@@ -17,9 +17,8 @@ import secrets
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
-
-from datetime import datetime, timezone
 
 import orjson
 from sqlalchemy import bindparam, insert, select, update
@@ -253,7 +252,7 @@ class Hub:
                 pre.append((a, p, state.action_to_string(a)))
                 state.apply_action(a)
         await asyncio.to_thread(self._insert, row, pre)
-        for a, p, t in pre:
+        for _a, p, t in pre:
             room.texts.append(t)
             room.seats_of.append(p)
         self.rooms[row.id] = room
@@ -418,7 +417,7 @@ class Hub:
                     if not fut.done():
                         fut.set_exception(exc if isinstance(exc, Exception) else RuntimeError("the server is stopping"))
                 raise
-            for (*_, fut), err in zip(batch, errors):
+            for (*_, fut), err in zip(batch, errors, strict=True):
                 if fut.done():
                     continue
                 if err is None:
@@ -585,7 +584,7 @@ class Hub:
             "position": st.position(),
             "to_move": None if terminal else st.current_player(),
             "legal": legal,
-            "moves": [{"ply": i, "seat": s, "text": t} for i, (t, s) in enumerate(zip(room.texts, room.seats_of))],
+            "moves": [{"ply": i, "seat": s, "text": t} for i, (t, s) in enumerate(zip(room.texts, room.seats_of, strict=True))],
             "result": st.result_string(),
             "reason": out.reason if out else None,
             "winners": list(out.winners) if out else [],
@@ -690,7 +689,7 @@ class Hub:
 
 
 def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def escape(text: str) -> str:

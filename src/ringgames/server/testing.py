@@ -30,7 +30,7 @@ class ServerProcess:
         self.log = log
         self.extra_args = list(extra_args)  # more `ringgames serve` options
 
-    def start(self, timeout: float = 30.0) -> "ServerProcess":
+    def start(self, timeout: float = 30.0) -> ServerProcess:
         env = dict(os.environ)
         src = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -67,7 +67,7 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.kill()
 
-    def __enter__(self) -> "ServerProcess":
+    def __enter__(self) -> ServerProcess:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -58,8 +58,9 @@ import threading
 import numpy as np
 
 from ...jit import drop_stale_cache, njit
-from .board import GOAL, MOVE_BASE, NEIGHBORS, NO_DROP, NSQ, NUM_ARRANGEMENTS, PASS, ARRANGEMENTS, SIZE as WIDTH
 from . import board as _board
+from .board import ARRANGEMENTS, GOAL, MOVE_BASE, NEIGHBORS, NO_DROP, NSQ, NUM_ARRANGEMENTS, PASS
+from .board import SIZE as WIDTH
 
 drop_stale_cache(__file__, _board.__file__)
 

@@ -64,7 +64,7 @@ class GygesState(KernelState):
     kernel = K
     max_legal = K.MAX_LEGAL
 
-    def __init__(self, game: "GygesGame", board=None, side: int = 0, phase: int = SETUP_SOUTH, start: str | None = None):
+    def __init__(self, game: GygesGame, board=None, side: int = 0, phase: int = SETUP_SOUTH, start: str | None = None):
         s = K.new_state(game.variant != "beginner")
         if board is not None:
             s[:NSQ] = board
@@ -87,7 +87,7 @@ class GygesState(KernelState):
     def _kernel_perft(self, s, depth: int) -> int:
         return K.perft(s, depth, *K.workspace())
 
-    def _clone_into(self, c: "GygesState") -> None:
+    def _clone_into(self, c: GygesState) -> None:
         c._keys = self._keys.copy()
 
     # -- small views of the array ------------------------------------------

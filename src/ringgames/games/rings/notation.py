@@ -146,7 +146,7 @@ def parse_position(text: str, num_players: int):
     if len(rows) != len(ROW_POINTS):
         raise NotationError(f"the board has {len(ROW_POINTS)} rows separated by '/', not {len(rows)}")
     owner = [-1] * NUM_POINTS
-    for r, (row, pts) in enumerate(zip(rows, ROW_POINTS), 1):
+    for r, (row, pts) in enumerate(zip(rows, ROW_POINTS, strict=True), 1):
         vals: list[int] = []
         i = 0
         while i < len(row):
@@ -174,7 +174,7 @@ def parse_position(text: str, num_players: int):
             i += 1
         if len(vals) != len(pts):
             raise NotationError(f"row {r} has {len(pts)} points, the string gives {len(vals)}")
-        for p, v in zip(pts, vals):
+        for p, v in zip(pts, vals, strict=True):
             owner[p] = v
     if len(mv) != 1 or mv not in letters:
         raise NotationError(f"to move: {mv!r} is not a seat letter ({', '.join(letters)})")

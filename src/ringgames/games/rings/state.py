@@ -65,10 +65,10 @@ class RingsGame(Game):
     def num_distinct_actions(self) -> int:
         return NUM_ACTIONS
 
-    def new_initial_state(self) -> "RingsState":
+    def new_initial_state(self) -> RingsState:
         return RingsState(self)
 
-    def state_from_position(self, position: str) -> "RingsState":
+    def state_from_position(self, position: str) -> RingsState:
         owner, mover, phase, passes, resigned = parse_position(position, self.num_players)
         n = self.num_players
         if len(resigned) >= n:
@@ -97,7 +97,7 @@ class RingsGame(Game):
         s._start = s.position()
         return s
 
-    def perft_benchmark(self) -> tuple["RingsState", int]:
+    def perft_benchmark(self) -> tuple[RingsState, int]:
         """The empty board at depth 3 (10,077,912 nodes with 2 players; about 25 ms in the kernel)."""
         return self.new_initial_state(), 3
 
@@ -144,7 +144,7 @@ class RingsState(KernelState):
         # a resignation does not end a RINGS game while two or more seats remain (the kernel knows)
         return self._agreed
 
-    def _clone_into(self, c: "RingsState") -> None:
+    def _clone_into(self, c: RingsState) -> None:
         c._n = self._n
         c._start_resigned = self._start_resigned[:]
 

@@ -108,7 +108,7 @@ def parse_position(text: str):
     if len(cols) != 11:
         raise NotationError(f"position: expected 11 columns separated by '/', got {len(cols)}")
     board = []
-    for c, (col, (lo, hi)) in enumerate(zip(cols, COLUMN_ROWS)):
+    for c, (col, (lo, hi)) in enumerate(zip(cols, COLUMN_ROWS, strict=True)):
         cells = []
         for tok in re.findall(r"\d+|.", col):
             if tok.isdigit():

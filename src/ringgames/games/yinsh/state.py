@@ -75,10 +75,10 @@ class YinshGame(Game):
     def rings_to_win(self) -> int:
         return 1 if self.variant == "blitz" else 3
 
-    def new_initial_state(self) -> "YinshState":
+    def new_initial_state(self) -> YinshState:
         return YinshState(self)
 
-    def state_from_position(self, position: str) -> "YinshState":
+    def state_from_position(self, position: str) -> YinshState:
         """A state from a position string (see :mod:`.notation`). Raises NotationError."""
         board, actor, phase, removed, mover, passes = parse_position(position)
         if any(r >= self.rings_to_win for r in removed) and phase != "over":
@@ -117,7 +117,7 @@ class YinshGame(Game):
         st._start = st.position()
         return st
 
-    def perft_benchmark(self) -> tuple["YinshState", int]:
+    def perft_benchmark(self) -> tuple[YinshState, int]:
         """After the reference placement of the rules (White to move), depth 3: 486,978 nodes."""
         s = self.new_initial_state()
         for a in "e3 a5 b5 c6 d6 e4 h7 g2 g3 g8".split():
@@ -272,7 +272,7 @@ class YinshState(KernelState):
 
         return render(self)
 
-    def transformed(self, k: int) -> "YinshState":
+    def transformed(self, k: int) -> YinshState:
         """The position under board symmetry ``k`` (0..11), without history.
 
         Symmetry 0 is the identity; the others rotate and reflect about F6.
