@@ -363,8 +363,7 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
         kind = "alphabeta" if g.num_players == 2 else "mcts"
     work = state.clone()
     if kind == "alphabeta":
-        agent = AlphaBetaAgent(time=seconds, seed=seed)
-        res = agent.analyse(work)
+        res = AlphaBetaAgent(time=seconds, seed=seed).analyse(work)
         v = res["value"]
         if v >= WIN - 1000:
             ev = f"win in {int(WIN - v)} decisions"
@@ -374,8 +373,7 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
             ev = f"{v:+.0f} points"
         extra = f"depth {res['depth']}, {res['nodes']} nodes"
     else:
-        agent = MCTSAgent(time=seconds, seed=seed, rollout=0)
-        res = agent.analyse(work)
+        res = MCTSAgent(time=seconds, seed=seed, rollout=0).analyse(work)
         ev = f"expected score {res['value']:.3f}"
         extra = f"{res['iterations']} iterations"
     pv = []

@@ -29,7 +29,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 __all__ = [
     "TERMINAL",
@@ -378,7 +378,7 @@ class State(abc.ABC):
         """After a record line: an action that ends the line's turn if the rules wait for it."""
         return None
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Game-specific facts for ``ringgames replay`` (e.g. rings removed)."""
         return {}
 

@@ -31,6 +31,8 @@ from __future__ import annotations
 import random
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 from ..protocol import TERMINAL, State
 from .evaluation import get_evaluator, win_probability
@@ -51,6 +53,10 @@ _EXACT, _LOWER, _UPPER = 0, 1, 2
 
 class _Timeout(Exception):
     pass
+
+
+def _no_evaluator(state: State) -> list[float]:
+    raise RuntimeError("the evaluator is set by analyse()")
 
 
 class AlphaBetaAgent:
@@ -92,7 +98,7 @@ class AlphaBetaAgent:
         self.history: defaultdict[int, int] = defaultdict(int)  # action -> history score
         self.name = "alphabeta"
         self.last: dict = {}
-        self._eval = None
+        self._eval: Callable[[State], list[float]] = _no_evaluator  # analyse() sets the game's
 
     # -- helpers ---------------------------------------------------------
     @staticmethod
@@ -215,7 +221,7 @@ class AlphaBetaAgent:
         self.nodes = 0
         me = self._root
         actions = self._actions(state)
-        result = {"action": actions[0], "value": 0.0, "depth": 0, "pv": [actions[0]]}
+        result: dict[str, Any] = {"action": actions[0], "value": 0.0, "depth": 0, "pv": [actions[0]]}
         if len(actions) == 1:
             result.update(nodes=0, win_probability=0.5, seconds=0.0)
             return result
@@ -273,7 +279,7 @@ class AlphaBetaAgent:
             result.update(action=best_a, value=best_v, depth=depth)
             if abs(best_v) >= WIN - 1000:
                 break  # proven
-            if (self.deadline is not None and depth >= self.min_depth
+            if (time_limit is not None and depth >= self.min_depth
                     and time.perf_counter() - start > 0.45 * time_limit):
                 break  # the next iteration would not finish
         result["pv"] = self._pv(state, result["action"])

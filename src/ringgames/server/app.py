@@ -63,7 +63,7 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> Fa
 
     @app.get("/docs", include_in_schema=False)
     async def docs():
-        return get_swagger_ui_html(openapi_url=app.openapi_url, title=f"{app.title} API",
+        return get_swagger_ui_html(openapi_url=app.openapi_url or "/openapi.json", title=f"{app.title} API",
                                    swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
                                    swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
                                    swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 
 
@@ -22,7 +23,7 @@ class ServerProcess:
     """``ringgames serve`` on 127.0.0.1 with the given database; ``kill()`` is a hard SIGKILL."""
 
     def __init__(self, db_url: str, *, port: int | None = None, ai_delay: float = 0.0, ai_workers: int = 1, log: Path | None = None,
-                 extra_args: list[str] = ()):
+                 extra_args: Sequence[str] = ()):
         self.db_url, self.ai_delay, self.ai_workers = db_url, ai_delay, ai_workers
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"

@@ -14,6 +14,8 @@ marked inactive and the kernel's ``rebuild`` makes its stones nobody's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...kernel_state import KernelState
@@ -113,7 +115,7 @@ class RingsState(KernelState):
     kernel = K
     max_legal = K.MAX_LEGAL
 
-    def __init__(self, game: RingsGame, owner=None, start_resigned=()):
+    def __init__(self, game: RingsGame, owner: Sequence[int] | None = None, start_resigned: Sequence[int] = ()):
         self._n = n = game.num_players
         self._init_kernel_state(game, K.new_state(n))  # undo records: array copies, for resignations too
         self._start_resigned: list[int] = list(start_resigned)
@@ -144,7 +146,8 @@ class RingsState(KernelState):
         # a resignation does not end a RINGS game while two or more seats remain (the kernel knows)
         return self._agreed
 
-    def _clone_into(self, c: RingsState) -> None:
+    def _clone_into(self, c: KernelState) -> None:
+        assert isinstance(c, RingsState)
         c._n = self._n
         c._start_resigned = self._start_resigned[:]
 
@@ -230,9 +233,10 @@ class RingsState(KernelState):
     # -- helpers for people and programs --------------------------------------
     def scores(self) -> list[int]:
         """Circles on which each seat has majority, in seat order."""
-        return self.s[K.SCORE : K.SCORE + self._n].tolist()
+        scores: list[int] = self.s[K.SCORE : K.SCORE + self._n].tolist()
+        return scores
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, list[int]]:
         return {"scores": self.scores(), "winners": list(self.winners())}
 
     def record_omits(self, action: int) -> bool:

@@ -135,6 +135,7 @@ class YinshState(KernelState):
     __slots__ = ()
     kernel = K
     max_legal = K.MAX_LEGAL
+    game: YinshGame
 
     def __init__(self, game: YinshGame):
         self._init_kernel_state(game, K.new_state(game.rings_to_win))
@@ -260,7 +261,7 @@ class YinshState(KernelState):
                                self.mover if phase in ("row", "ring") else None, self.passes)
 
     # -- extras ------------------------------------------------------------
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, int]:
         return {
             "rings_removed_white": int(self.s[K.REMOVED]),
             "rings_removed_black": int(self.s[K.REMOVED + 1]),
@@ -315,7 +316,9 @@ class YinshState(KernelState):
 def transform_window(w: int, k: int) -> int:
     sym = SYMMETRIES[k]
     pts = WINDOWS[w]
-    return window_of(sym[pts[0]], sym[pts[4]])
+    image = window_of(sym[pts[0]], sym[pts[4]])
+    assert image is not None  # a symmetry maps each window onto a window
+    return image
 
 
 def transform_action(action: int, k: int) -> int:
