@@ -65,7 +65,7 @@ def deserialize_state(text: str) -> State:
         start = data.get("start")
         state = game.new_initial_state() if start is None else game.state_from_position(start)
         resigned = iter(data.get("resigned", []))
-        for i, a in enumerate(data["history"], 1):
+        for a in data["history"]:
             if a == "resign":
                 state.resign(next(resigned))
             elif a == "draw":

@@ -203,11 +203,11 @@ def play(game, variant, players, position, moves, white, black, south, north, se
             except ValueError as exc:
                 raise click.UsageError(str(exc)) from None
     names = g.seat_names
-    click.echo(f"{g.title} ({g.variant}) — " + ", ".join(f"{n}: {s}" for n, s in zip(names, specs)))
+    click.echo(f"{g.title} ({g.variant}) — " + ", ".join(f"{n}: {s}" for n, s in zip(names, specs, strict=True)))
 
     def finish(code=0):
         if save_path:
-            save_file(save_path, [Record.from_state(state, {n.capitalize(): s for n, s in zip(names, specs)})])
+            save_file(save_path, [Record.from_state(state, {n.capitalize(): s for n, s in zip(names, specs, strict=True)})])
             click.echo(f"saved to {save_path}")
         sys.exit(code)
 
@@ -321,7 +321,7 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
         st = g.new_initial_state()
         for tok in r.history:
             st.play(tok)
-        tags = {n.capitalize(): s for n, s in zip(g.seat_names, r.seats)}
+        tags = {n.capitalize(): s for n, s in zip(g.seat_names, r.seats, strict=True)}
         save_file(Path(save_dir) / f"{game}-{r.index + 1:04d}.rgn", [Record.from_state(st, tags)])
 
     bar = tqdm(total=games, unit="game", file=sys.stderr, desc=f"{agents[0]} vs {' / '.join(agents[1:])}", leave=False)
@@ -363,8 +363,7 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
         kind = "alphabeta" if g.num_players == 2 else "mcts"
     work = state.clone()
     if kind == "alphabeta":
-        agent = AlphaBetaAgent(time=seconds, seed=seed)
-        res = agent.analyse(work)
+        res = AlphaBetaAgent(time=seconds, seed=seed).analyse(work)
         v = res["value"]
         if v >= WIN - 1000:
             ev = f"win in {int(WIN - v)} decisions"
@@ -374,8 +373,7 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
             ev = f"{v:+.0f} points"
         extra = f"depth {res['depth']}, {res['nodes']} nodes"
     else:
-        agent = MCTSAgent(time=seconds, seed=seed, rollout=0)
-        res = agent.analyse(work)
+        res = MCTSAgent(time=seconds, seed=seed, rollout=0).analyse(work)
         ev = f"expected score {res['value']:.3f}"
         extra = f"{res['iterations']} iterations"
     pv = []
@@ -493,6 +491,39 @@ def bench(game, as_json, seconds, startup, search_seconds):
             )
 
 
+#: The play site's packages (the ``server`` extra), as (import names, distribution): any one name will do.
+SERVER_PACKAGES = (
+    (("fastapi",), "fastapi"),
+    (("uvicorn",), "uvicorn"),
+    (("sqlalchemy",), "SQLAlchemy"),
+    (("alembic",), "alembic"),
+    (("python_multipart", "multipart"), "python-multipart"),
+    (("orjson",), "orjson"),
+    (("swagger_ui_bundle",), "swagger-ui-bundle"),
+)
+
+
+def _require_server(command: str) -> None:
+    """Stop with a clear message (exit 1, no traceback) when the ``server`` extra is not installed."""
+    import importlib
+
+    missing = []
+    for names, dist in SERVER_PACKAGES:
+        for name in names:
+            try:
+                importlib.import_module(name)
+                break
+            except ImportError:
+                pass
+        else:
+            missing.append(dist)
+    if missing:
+        raise click.ClickException(
+            f"`ringgames {command}` runs the play site, whose packages are not installed here "
+            f"(missing: {', '.join(missing)}). Install the server extra: pip install 'ringgames[server]' "
+            "(in a checkout: pip install -e '.[server]'; scripts/run does it)")
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int, help="Port to listen on.")
@@ -503,7 +534,8 @@ def bench(game, as_json, seconds, startup, search_seconds):
               help="Compress WebSocket messages (permessage-deflate): less traffic for far-away players, "
                    "more server CPU per move and per watcher.")
 def serve(host, port, db_url, ai_workers, ai_delay, ws_compression):
-    """Run the play site (lobby, games, archive, JSON API at /docs)."""
+    """Run the play site (lobby, games, archive, JSON API at /docs). Needs the ``server`` extra."""
+    _require_server("serve")
     import uvicorn
 
     from .server.app import create_app
@@ -526,8 +558,9 @@ def import_(files, db_url):
     """Load game records (boardspace YINSH, .rgn) into the server's archive.
 
     A file that cannot be read or replayed is reported with its reason; the
-    others are imported all the same. Exit status 1 if any failed.
+    others are imported all the same. Exit status 1 if any failed. Needs the ``server`` extra.
     """
+    _require_server("import")
     import asyncio
     from pathlib import Path
 

@@ -22,6 +22,8 @@ resignation does not end the game (RINGS).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .protocol import State
@@ -37,7 +39,7 @@ class KernelState(State):
 
     #: The size of the legal-action buffer: at least the most actions any position has.
     #: The game's kernel module (``legal_actions``, ``apply_action``, ``perft``).
-    kernel = None
+    kernel: Any = None  # a module of numba functions (untyped)
     max_legal: int = 0
 
     def _init_kernel_state(self, game, s: np.ndarray, start: str | None = None) -> None:
@@ -68,7 +70,7 @@ class KernelState(State):
         """True when a resignation or an agreed draw has ended the game (no actions, perft 0)."""
         return self._agreed or bool(self._resigned)
 
-    def _clone_into(self, c: "KernelState") -> None:
+    def _clone_into(self, c: KernelState) -> None:
         """Copy the subclass's own fields into the clone ``c`` (the shared ones are done)."""
 
     # -- protocol ------------------------------------------------------------

@@ -25,9 +25,11 @@ game's internals.
 from __future__ import annotations
 
 import abc
+import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Sequence
+from typing import Any, ClassVar
 
 __all__ = [
     "TERMINAL",
@@ -39,7 +41,18 @@ __all__ = [
     "Outcome",
     "Game",
     "State",
+    "stable_key",
 ]
+
+def stable_key(data: bytes) -> int:
+    """An unsigned 64-bit key of ``data``, the same in every process and on every run (BLAKE2b, 8 bytes;
+    Python's ``hash()`` of a str or bytes changes with ``PYTHONHASHSEED``).
+
+    >>> stable_key(b"e3")
+    15656121766077492471
+    """
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
 
 #: ``State.current_player()`` of a finished game (OpenSpiel's kTerminalPlayerId).
 TERMINAL = -4
@@ -136,24 +149,24 @@ class Game(abc.ABC):
 
     # -- states ------------------------------------------------------
     @abc.abstractmethod
-    def new_initial_state(self) -> "State":
+    def new_initial_state(self) -> State:
         """The state at the start of a game."""
 
     @abc.abstractmethod
-    def state_from_position(self, position: str) -> "State":
+    def state_from_position(self, position: str) -> State:
         """A state (with empty history) from a position string.
 
         Raises :class:`NotationError` naming what is wrong.
         """
 
-    def perft_start(self) -> "State":
+    def perft_start(self) -> State:
         """The state ``ringgames perft`` starts from without ``--position`` (default: the initial state).
 
         Gygès starts perft after the setup, from its reference position.
         """
         return self.new_initial_state()
 
-    def perft_benchmark(self) -> tuple["State", int]:
+    def perft_benchmark(self) -> tuple[State, int]:
         """A (state, depth) pair whose perft takes about a second: used by ``ringgames bench``."""
         return self.new_initial_state(), 2
 
@@ -199,7 +212,7 @@ class State(abc.ABC):
         """Take back the last action, which was ``action`` (not RESIGN/AGREED_DRAW)."""
 
     @abc.abstractmethod
-    def clone(self) -> "State":
+    def clone(self) -> State:
         """An independent copy (history included)."""
 
     @abc.abstractmethod
@@ -350,10 +363,10 @@ class State(abc.ABC):
         self._agreed = True
         self.history.append(AGREED_DRAW)
 
-    def _after_resign(self) -> None:
+    def _after_resign(self) -> None:  # noqa: B027 (an optional hook: does nothing unless a game overrides it)
         """Hook for games where play continues after a resignation (RINGS)."""
 
-    def _after_resign_undo(self) -> None:
+    def _after_resign_undo(self) -> None:  # noqa: B027 (an optional hook, as above)
         """Hook undoing :meth:`_after_resign`."""
 
     # -- records support --------------------------------------------------
@@ -365,16 +378,17 @@ class State(abc.ABC):
         """After a record line: an action that ends the line's turn if the rules wait for it."""
         return None
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Game-specific facts for ``ringgames replay`` (e.g. rings removed)."""
         return {}
 
     def hash_key(self) -> int:
         """A 64-bit key of the position (not the history), for transposition tables.
 
-        Equal positions give equal keys; games may override it with a faster one.
+        Equal positions give equal keys, in every process and on every run (a BLAKE2b hash of the
+        position string: :func:`stable_key`); games may override it with a faster one.
         """
-        return hash(self.position())
+        return stable_key(self.position().encode())
 
     # -- people ------------------------------------------------------------
     def render(self) -> str:

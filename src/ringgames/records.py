@@ -50,11 +50,11 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from .protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
+from .protocol import AGREED_DRAW, RESIGN, Game, IllegalActionError, NotationError, RingGamesError, State
 
 __all__ = [
     "RecordError",
@@ -93,7 +93,7 @@ class Record:
 
     # -- building --------------------------------------------------------
     @classmethod
-    def from_state(cls, state: State, tags: dict[str, str] | None = None) -> "Record":
+    def from_state(cls, state: State, tags: dict[str, str] | None = None) -> Record:
         """A record of ``state``'s history; one turn per run of actions by one player."""
         game = state.game
         params = game.params()
@@ -144,7 +144,7 @@ class Record:
         return cls(game.name, head, turns, source="<state>")
 
     # -- replay ----------------------------------------------------------
-    def make_game(self):
+    def make_game(self) -> Game:
         from . import load_game
 
         try:
@@ -219,7 +219,7 @@ class Record:
         return f"<Record {self.game} {self.source} {len(self.turns)} turns>"
 
 
-def _seat_index(game, name: str) -> int:
+def _seat_index(game: Game, name: str) -> int:
     names = [s.lower() for s in game.seat_names]
     if name.lower() in names:
         return names.index(name.lower())
@@ -253,6 +253,7 @@ def _parse_rgn(text: str, source: str) -> list[Record]:
                 records.append(cur)
                 in_tags = True
             key, val = m.group(1), re.sub(r"\\(.)", r"\1", m.group(2))
+            assert cur is not None  # made at the first tag line
             cur.tags[key] = val
             if key == "Game":
                 cur.game = val.lower()

@@ -14,7 +14,7 @@ True
 from __future__ import annotations
 
 import random
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

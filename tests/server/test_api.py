@@ -147,7 +147,7 @@ def test_resign_and_draw(client):
     r = client.post(f"/api/games/{gid}/resign", json={"token": t1})
     assert r.status_code == 200 and r.json()["result"] == "white" and r.json()["reason"] == "resign"
     assert r.json()["moves"][-1] == {"ply": 0, "seat": 1, "text": "resign"}
-    r = client.post(f"/api/games/nothere/resign", json={})
+    r = client.post("/api/games/nothere/resign", json={})
     assert r.status_code == 404
 
 

@@ -2,15 +2,15 @@
 before act() returns (and so before its broadcast), and a move the database refuses fails alone."""
 
 import asyncio
-
-from .aio import run
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from ringgames.server.db import GameRow, MoveRow
 from ringgames.server.service import Hub
+
+from .aio import run
 
 
 def test_concurrent_moves_are_batched_and_all_committed(tmp_path, monkeypatch):
@@ -34,8 +34,8 @@ def test_concurrent_moves_are_batched_and_all_committed(tmp_path, monkeypatch):
             assert all(len(r.state.history) == 4 and len(r.texts) == 4 for r, _ in rooms)
             # a move the database refuses (its ply is already stored) fails alone; the others in its batch commit
             (r1, _), (r2, _) = rooms[0], rooms[1]
-            dup = {"game_id": r1.id, "ply": 0, "action": 0, "text": "x", "seat": 0, "created": datetime.now(timezone.utc)}
-            ok = {"game_id": r2.id, "ply": 4, "action": r2.state.legal_actions()[0], "text": "y", "seat": 0, "created": datetime.now(timezone.utc)}
+            dup = {"game_id": r1.id, "ply": 0, "action": 0, "text": "x", "seat": 0, "created": datetime.now(UTC)}
+            ok = {"game_id": r2.id, "ply": 4, "action": r2.state.legal_actions()[0], "text": "y", "seat": 0, "created": datetime.now(UTC)}
             res = await asyncio.gather(hub._store_move(r1.id, {"status": "live", "result": "none", "ply": 1, "draw_offers": []}, dup),
                                        hub._store_move(r2.id, {"status": "live", "result": "none", "ply": 5, "draw_offers": []}, ok),
                                        return_exceptions=True)

@@ -1,9 +1,9 @@
 """The load benchmark runs end to end (a short, small run) and its loss/duplication check works."""
 
-from .aio import run
-
 from ringgames.server import loadbench
 from ringgames.server.testing import ServerProcess
+
+from .aio import run
 
 
 def test_short_loadbench_run_loses_and_duplicates_nothing(tmp_path):

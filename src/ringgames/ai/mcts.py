@@ -33,7 +33,7 @@ import math
 import random
 import time
 
-from ..protocol import State
+from ..protocol import Game, State
 from .evaluation import get_evaluator, reward
 from .tactics import safe_actions, winning_action
 
@@ -48,9 +48,9 @@ class _Node:
         self.n = 0
         self.w = [0.0] * nplayers
         if state.is_terminal():
-            self.terminal = [(r + 1.0) / 2.0 for r in state.returns()]
+            self.terminal: list[float] | None = [(r + 1.0) / 2.0 for r in state.returns()]
             self.player = -1
-            self.untried = []
+            self.untried: list[int] = []
         else:
             self.terminal = None
             self.player = state.current_player()
@@ -78,7 +78,7 @@ class MCTSAgent:
         self.name = "mcts"
         self.root: _Node | None = None
         self.root_history: list[int] | None = None
-        self.root_key = None
+        self.root_key: tuple[Game, str | None] | None = None
         self.last: dict = {}
 
     # -- tree reuse --------------------------------------------------------
@@ -93,9 +93,10 @@ class MCTSAgent:
             return None
         node = self.root
         for a in hist[len(old):]:
-            node = node.children.get(a)
-            if node is None:
+            child = node.children.get(a)
+            if child is None:
                 return None
+            node = child
         if node.terminal is not None or node.player != state.current_player():
             return None
         return node
@@ -157,6 +158,8 @@ class MCTSAgent:
                     u = ch.w[me] / ch.n + c * sqrt(logn / ch.n)
                     if u > best:
                         best, best_a = u, a
+                if best_a is None:  # no allowed child (a reused tree whose root lost them): value this node
+                    break
                 work.apply_action(best_a)
                 applied += 1
                 node = node.children[best_a]

@@ -9,7 +9,7 @@ A server restart replays ``moves`` through the game protocol.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, event
@@ -20,7 +20,7 @@ __all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "make_engine", "migrate", "d
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class Base(DeclarativeBase):

@@ -56,7 +56,7 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
     ws_base = base.replace("http", "ws", 1)
     socks = [await websockets.connect(f"{ws_base}/ws/games/{gid}?token={t}", max_size=2**22) for t in toks]
     states = [orjson.loads(await s.recv())["state"] for s in socks]
-    plies_seen = [[], []]
+    plies_seen: list[list[int]] = [[], []]
     sent = 0
     try:
         st = states[0]
@@ -146,6 +146,7 @@ def main(argv=None) -> None:
         with tempfile.TemporaryDirectory() as d:
             db = args.db or f"sqlite:///{Path(d) / 'bench.sqlite3'}"
             with ServerProcess(db) as srv:
+                assert srv.proc is not None  # started by the with
                 cpu0 = _cpu_seconds(srv.proc.pid)
                 res = asyncio.run(run(srv.url, args.games, args.seconds, args.game, args.seed, args.think))
                 cpu1 = _cpu_seconds(srv.proc.pid)

@@ -14,15 +14,17 @@ import logging
 import multiprocessing
 import random
 import secrets
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any
-
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from typing import Any, cast
 
 import orjson
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session, sessionmaker
 
 from .. import load_game
 from ..protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
@@ -89,8 +91,8 @@ class Room:
 class Hub:
     def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3):
         self.db_url = db_url
-        self.engine = None
-        self.Session = None
+        self.engine: Engine | None = None
+        self._sessionmaker: sessionmaker[Session] | None = None
         self.rooms: dict[str, Room] = {}
         self._loading: dict[str, asyncio.Lock] = {}
         self.ai_workers = ai_workers
@@ -101,17 +103,25 @@ class Hub:
         #: moves waiting for the writer: (game id, game row values, move row, future resolved after the commit)
         self._pending: list[tuple[str, dict, dict, asyncio.Future]] = []
         self._writer: asyncio.Task | None = None
-        self._wake: asyncio.Event | None = None
-        self._moves_t = MoveRow.__table__
-        games = GameRow.__table__
+        self._wake = asyncio.Event()  # made anew with each writer task
+        # the declarative base types __table__ as a FromClause; these are Tables
+        self._moves_t = cast(Table, MoveRow.__table__)
+        games = cast(Table, GameRow.__table__)
         self._game_update = update(games).where(games.c.id == bindparam("gid")).values(
             {c: bindparam(f"v_{c}", type_=games.c[c].type) for c in ("status", "result", "ply", "draw_offers", "updated")})
+
+    @property
+    def Session(self) -> sessionmaker[Session]:  # noqa: N802 (used like the class it makes)
+        """The database session factory (after :meth:`start`)."""
+        if self._sessionmaker is None:
+            raise RuntimeError("the hub is not started")
+        return self._sessionmaker
 
     # -- life cycle ------------------------------------------------------
     async def start(self) -> None:
         await asyncio.to_thread(migrate, self.db_url)
         self.engine = make_engine(self.db_url)
-        self.Session = sessions(self.engine)
+        self._sessionmaker = sessions(self.engine)
         self._freeze()
         # resume computer moves of unfinished games
         ids = await asyncio.to_thread(self._live_ids)
@@ -203,7 +213,7 @@ class Hub:
 
     # -- creating --------------------------------------------------------
     async def create(self, game: str, variant: str | None, players: int | None, seats: list[dict],
-                     setup: str | None = None, owner_tokens: list[str] = ()) -> tuple[Room, dict[int, str]]:
+                     setup: str | None = None, owner_tokens: Sequence[str] = ()) -> tuple[Room, dict[int, str]]:
         """A new game. ``seats``: one dict per seat, ``kind`` me|invite|open|computer, ``name``, ``level``.
 
         Returns the room and the tokens of the "me" seats (the creator's).
@@ -253,7 +263,7 @@ class Hub:
                 pre.append((a, p, state.action_to_string(a)))
                 state.apply_action(a)
         await asyncio.to_thread(self._insert, row, pre)
-        for a, p, t in pre:
+        for _a, p, t in pre:
             room.texts.append(t)
             room.seats_of.append(p)
         self.rooms[row.id] = room
@@ -418,7 +428,7 @@ class Hub:
                     if not fut.done():
                         fut.set_exception(exc if isinstance(exc, Exception) else RuntimeError("the server is stopping"))
                 raise
-            for (*_, fut), err in zip(batch, errors):
+            for (*_, fut), err in zip(batch, errors, strict=True):
                 if fut.done():
                     continue
                 if err is None:
@@ -445,6 +455,7 @@ class Hub:
 
     def _write_moves(self, batch: list[tuple[str, dict, dict]]) -> None:
         now = _utcnow()
+        assert self.engine is not None  # the writer runs between start() and stop()
         with self.engine.begin() as conn:  # one transaction: the moves (unique per game and ply) and their game rows
             conn.execute(insert(self._moves_t), [m for _, _, m in batch])
             conn.execute(self._game_update, [{"gid": g, **{f"v_{k}": v for k, v in values.items()}, "v_updated": now}
@@ -585,7 +596,7 @@ class Hub:
             "position": st.position(),
             "to_move": None if terminal else st.current_player(),
             "legal": legal,
-            "moves": [{"ply": i, "seat": s, "text": t} for i, (t, s) in enumerate(zip(room.texts, room.seats_of))],
+            "moves": [{"ply": i, "seat": s, "text": t} for i, (t, s) in enumerate(zip(room.texts, room.seats_of, strict=True))],
             "result": st.result_string(),
             "reason": out.reason if out else None,
             "winners": list(out.winners) if out else [],
@@ -630,10 +641,10 @@ class Hub:
         """Queue ``msg`` (encoded once) for every WebSocket of the room."""
         if not room.listeners:
             return
-        msg = orjson.dumps(msg).decode()
+        text = orjson.dumps(msg).decode()
         for q in list(room.listeners):
             try:
-                q.put_nowait(msg)
+                q.put_nowait(text)
             except asyncio.QueueFull:  # a stuck client: it will resync on reconnect
                 room.listeners.discard(q)
 
@@ -690,7 +701,7 @@ class Hub:
 
 
 def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def escape(text: str) -> str:

@@ -2,13 +2,14 @@
 
 import random
 
-from .helpers import make, random_state, reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ringgames import load_game
 from ringgames.games.rings.board import NUM_CIRCLES, NUM_POINTS
 from ringgames.games.rings.notation import CONVERT0, END, PASS
+
+from .helpers import make, random_state, reference
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

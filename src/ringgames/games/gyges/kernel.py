@@ -58,8 +58,9 @@ import threading
 import numpy as np
 
 from ...jit import drop_stale_cache, njit
-from .board import GOAL, MOVE_BASE, NEIGHBORS, NO_DROP, NSQ, NUM_ARRANGEMENTS, PASS, ARRANGEMENTS, SIZE as WIDTH
 from . import board as _board
+from .board import ARRANGEMENTS, GOAL, MOVE_BASE, NEIGHBORS, NO_DROP, NSQ, NUM_ARRANGEMENTS, PASS
+from .board import SIZE as WIDTH
 
 drop_stale_cache(__file__, _board.__file__)
 
@@ -173,7 +174,9 @@ LINK_H, LINK_V = _link_planes()
 
 def _walks_by_end():
     """The walks of :data:`P_END` etc. sorted by end square, with their links as (uh, uv)."""
-    wh, wv, wm = [], [], []
+    wh: list[int] = []
+    wv: list[int] = []
+    wm: list[int] = []
     erange = np.zeros((4, NSQ, NSQ, 2), dtype=np.int32)
     for k in range(1, 4):
         for sq in range(NSQ):
@@ -1256,7 +1259,7 @@ def can_finish(s, start, cur, rem, used, heads, links, nexts, st_sq, st_used):
 
 
 # ---------------------------------------------------------------- Python conveniences
-def movable_targets(board, side: int, replace: bool) -> list[tuple[int, set, set, list]]:
+def movable_targets(board, side: int, replace: bool) -> list[tuple[int, set[int], set[int], list[int]]]:
     """The movable pieces of ``side`` on ``board`` (36 ints) and their targets, as Python sets.
 
     ``[(start, ends, reps, drops), ...]``: ``ends`` holds empty end squares and :data:`GOAL`,

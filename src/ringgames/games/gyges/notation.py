@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ...protocol import NotationError
 from .board import ARRANGEMENT_INDEX, COL, GOAL, NSQ, ROW, SIZE, square
@@ -82,7 +83,7 @@ def parse_move_syntax(text: str) -> tuple[list[int], bool, int | None]:
     return landings, wins, drop
 
 
-def move_string(landings, wins: bool, drop: int | None) -> str:
+def move_string(landings: Sequence[int], wins: bool, drop: int | None) -> str:
     s = "-".join(SQUARE_NAMES[x] for x in landings)
     if wins:
         s += "-G"
@@ -91,7 +92,7 @@ def move_string(landings, wins: bool, drop: int | None) -> str:
     return s
 
 
-def format_position(board, side: int) -> str:
+def format_position(board: Sequence[int], side: int) -> str:
     rows = ["".join(str(board[r * SIZE + c]) for c in range(SIZE)) for r in range(SIZE)]
     return "/".join(rows) + " " + SIDE_LETTERS[side]
 

@@ -10,6 +10,8 @@ gets its paths from the kernel too (:func:`.kernel.canonical_landings`,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...kernel_state import KernelState
@@ -47,9 +49,9 @@ SETUP_SOUTH, SETUP_NORTH, PLAY = K.SETUP_SOUTH, K.SETUP_NORTH, K.PLAY
 _MASK64 = (1 << 64) - 1
 
 
-def _legal_kernel(s, out) -> int:
+def _legal_kernel(s: np.ndarray, out: np.ndarray) -> int:
     """The kernel's legal actions into ``out`` (a seam the tests can replace to force a pass)."""
-    return K.legal_actions(s, out, *K.workspace())
+    return int(K.legal_actions(s, out, *K.workspace()))
 
 
 class GygesState(KernelState):
@@ -64,7 +66,7 @@ class GygesState(KernelState):
     kernel = K
     max_legal = K.MAX_LEGAL
 
-    def __init__(self, game: "GygesGame", board=None, side: int = 0, phase: int = SETUP_SOUTH, start: str | None = None):
+    def __init__(self, game: GygesGame, board: Sequence[int] | None = None, side: int = 0, phase: int = SETUP_SOUTH, start: str | None = None):
         s = K.new_state(game.variant != "beginner")
         if board is not None:
             s[:NSQ] = board
@@ -76,18 +78,19 @@ class GygesState(KernelState):
         self._init_kernel_state(game, s, start)
 
     # -- the kernel (legal actions, apply/undo, clone, perft: KernelState) ----
-    def _kernel_legal(self, s, out) -> int:
+    def _kernel_legal(self, s: np.ndarray, out: np.ndarray) -> int:
         return _legal_kernel(s, out)
 
-    def _kernel_apply(self, s, action: int) -> None:
+    def _kernel_apply(self, s: np.ndarray, action: int) -> None:
         if s[K.NKEYS] >= len(self._keys):
             self._keys = np.concatenate([self._keys, np.zeros(len(self._keys), dtype=np.int64)])
         K.play(s, action, self._keys)
 
-    def _kernel_perft(self, s, depth: int) -> int:
-        return K.perft(s, depth, *K.workspace())
+    def _kernel_perft(self, s: np.ndarray, depth: int) -> int:
+        return int(K.perft(s, depth, *K.workspace()))
 
-    def _clone_into(self, c: "GygesState") -> None:
+    def _clone_into(self, c: KernelState) -> None:
+        assert isinstance(c, GygesState)
         c._keys = self._keys.copy()
 
     # -- small views of the array ------------------------------------------
@@ -106,7 +109,8 @@ class GygesState(KernelState):
     @property
     def board(self) -> list[int]:
         """The 36 squares (row 1 first, files a→f): 0 empty, else the piece's rings."""
-        return self.s[:NSQ].tolist()
+        board: list[int] = self.s[:NSQ].tolist()
+        return board
 
     def repetition_count(self) -> int:
         """How often the current position has occurred in the play phase (0 during the setup)."""
@@ -177,9 +181,9 @@ class GygesState(KernelState):
         v = b[s]
         if not v:
             raise IllegalActionError(f"{SQUARE_NAMES[s]} is empty")
-        starts, row = self._movable_info()
+        starts, movable_row = self._movable_info()
         if s not in starts:
-            where = f"row {row + 1}" if row is not None else "none"
+            where = f"row {movable_row + 1}" if movable_row is not None else "none"
             raise IllegalActionError(f"{SQUARE_NAMES[s]} is not on {side}'s movable row ({where})")
         b[s] = 0
         shown = move_string(landings, wins, drop)
@@ -194,8 +198,8 @@ class GygesState(KernelState):
             if drop is None and b[end]:
                 hint = ""
                 if self._replace and drops:
-                    x = SQUARE_NAMES[drops[0]]
-                    hint = f"; e.g. {shown}({x}) replaces it and drops the displaced piece on {x}"
+                    first = SQUARE_NAMES[drops[0]]
+                    hint = f"; e.g. {shown}({first}) replaces it and drops the displaced piece on {first}"
                 raise IllegalActionError(f"{shown}: {SQUARE_NAMES[end]} is occupied: bounce on it or replace it{hint}")
             if drop is not None:
                 if not b[end]:
@@ -207,6 +211,7 @@ class GygesState(KernelState):
             raise IllegalActionError(f"no legal path {shown}")
         if wins:
             return encode_move(s, GOAL, NO_DROP)
+        assert end is not None  # set when the move does not win
         if drop is not None:
             if drop not in drops:
                 if drop == end:
@@ -263,12 +268,12 @@ class GygesState(KernelState):
             row = 1 if self._phase == SETUP_SOUTH else 6
             lines.append(f"{SIDE_NAMES[self._side]} to place a set on row {row} (e.g. 321123)")
         else:
-            _, row = self._movable_info()
-            extra = f", movable row {row + 1}" if row is not None else ", no move: pass"
+            _, movable_row = self._movable_info()
+            extra = f", movable row {movable_row + 1}" if movable_row is not None else ", no move: pass"
             lines.append(f"{SIDE_NAMES[self._side]} to move{extra}")
         return "\n".join(lines)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, int]:
         n = sum(1 for a in self._history if a >= MOVE_BASE)
         return {"moves": n}
 
@@ -295,7 +300,8 @@ class GygesState(KernelState):
         if self._ended_by_players():
             return []
         n = K.distinct_actions(self.s, self._buf, *K.workspace())
-        return self._buf[:n].tolist()
+        actions: list[int] = self._buf[:n].tolist()
+        return actions
 
     def features(self) -> tuple[int, int, int, int, int, int] | None:
         """Reachability features of both sides, each as if it were to move (*A move* 1–5, 9):

@@ -44,8 +44,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...jit import drop_stale_cache, njit
-from .board import CIRCLE_NEIGHBOURS, CIRCLE_POINTS, NUM_CIRCLES, NUM_POINTS, POINT_CIRCLES
 from . import board as _board
+from .board import CIRCLE_NEIGHBOURS, CIRCLE_POINTS, NUM_CIRCLES, NUM_POINTS, POINT_CIRCLES
 
 drop_stale_cache(__file__, _board.__file__)
 

@@ -34,6 +34,8 @@ The empty 2-player board is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...protocol import NotationError
 from .board import CIRCLE_INDEX, CIRCLE_NAMES, NUM_CIRCLES, NUM_POINTS, POINT_INDEX, POINT_NAMES, ROW_POINTS
 
@@ -101,7 +103,7 @@ def parse_action(text: str) -> int:
     )
 
 
-def board_to_string(owner, num_players: int) -> str:
+def board_to_string(owner: Sequence[int], num_players: int) -> str:
     """The ``<board>`` field for an owner array (-1 empty, seats, ``num_players`` = nobody)."""
     rows = []
     for pts in ROW_POINTS:
@@ -122,12 +124,13 @@ def board_to_string(owner, num_players: int) -> str:
     return "/".join(rows)
 
 
-def format_position(owner, num_players: int, mover: int, phase: int, passes: int, resigned) -> str:
+def format_position(owner: Sequence[int], num_players: int, mover: int, phase: int, passes: int,
+                    resigned: Sequence[int]) -> str:
     res = "".join(SEAT_LETTERS[p] for p in resigned) or "-"
     return f"{board_to_string(owner, num_players)} {SEAT_LETTERS[mover]} {PHASES[phase]} {passes} {res}"
 
 
-def parse_position(text: str, num_players: int):
+def parse_position(text: str, num_players: int) -> tuple[list[int], int, int, int, list[int]]:
     """Parse a position string; returns ``(owner, mover, phase, passes, resigned)``.
 
     Checks the syntax and what can be checked without the rules (the caller
@@ -146,7 +149,7 @@ def parse_position(text: str, num_players: int):
     if len(rows) != len(ROW_POINTS):
         raise NotationError(f"the board has {len(ROW_POINTS)} rows separated by '/', not {len(rows)}")
     owner = [-1] * NUM_POINTS
-    for r, (row, pts) in enumerate(zip(rows, ROW_POINTS), 1):
+    for r, (row, pts) in enumerate(zip(rows, ROW_POINTS, strict=True), 1):
         vals: list[int] = []
         i = 0
         while i < len(row):
@@ -174,7 +177,7 @@ def parse_position(text: str, num_players: int):
             i += 1
         if len(vals) != len(pts):
             raise NotationError(f"row {r} has {len(pts)} points, the string gives {len(vals)}")
-        for p, v in zip(pts, vals):
+        for p, v in zip(pts, vals, strict=True):
             owner[p] = v
     if len(mv) != 1 or mv not in letters:
         raise NotationError(f"to move: {mv!r} is not a seat letter ({', '.join(letters)})")

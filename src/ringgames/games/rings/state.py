@@ -14,10 +14,12 @@ marked inactive and the kernel's ``rebuild`` makes its stones nobody's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...kernel_state import KernelState
-from ...protocol import TERMINAL, Game, NotationError, Outcome
+from ...protocol import TERMINAL, Game, NotationError, Outcome, stable_key
 from . import kernel as K
 from .board import CIRCLE_NAMES, LETTERS, NUM_CIRCLES, NUM_POINTS, POINT_COORDS
 from .board import CIRCLE_POINTS as _CP
@@ -65,10 +67,10 @@ class RingsGame(Game):
     def num_distinct_actions(self) -> int:
         return NUM_ACTIONS
 
-    def new_initial_state(self) -> "RingsState":
+    def new_initial_state(self) -> RingsState:
         return RingsState(self)
 
-    def state_from_position(self, position: str) -> "RingsState":
+    def state_from_position(self, position: str) -> RingsState:
         owner, mover, phase, passes, resigned = parse_position(position, self.num_players)
         n = self.num_players
         if len(resigned) >= n:
@@ -97,7 +99,7 @@ class RingsGame(Game):
         s._start = s.position()
         return s
 
-    def perft_benchmark(self) -> tuple["RingsState", int]:
+    def perft_benchmark(self) -> tuple[RingsState, int]:
         """The empty board at depth 3 (10,077,912 nodes with 2 players; about 25 ms in the kernel)."""
         return self.new_initial_state(), 3
 
@@ -113,7 +115,7 @@ class RingsState(KernelState):
     kernel = K
     max_legal = K.MAX_LEGAL
 
-    def __init__(self, game: RingsGame, owner=None, start_resigned=()):
+    def __init__(self, game: RingsGame, owner: Sequence[int] | None = None, start_resigned: Sequence[int] = ()):
         self._n = n = game.num_players
         self._init_kernel_state(game, K.new_state(n))  # undo records: array copies, for resignations too
         self._start_resigned: list[int] = list(start_resigned)
@@ -144,7 +146,8 @@ class RingsState(KernelState):
         # a resignation does not end a RINGS game while two or more seats remain (the kernel knows)
         return self._agreed
 
-    def _clone_into(self, c: "RingsState") -> None:
+    def _clone_into(self, c: KernelState) -> None:
+        assert isinstance(c, RingsState)
         c._n = self._n
         c._start_resigned = self._start_resigned[:]
 
@@ -159,9 +162,10 @@ class RingsState(KernelState):
         return TERMINAL if self._over() else int(self.s[K.MOVER])
 
     def hash_key(self) -> int:
-        """A 64-bit key of the position (owners, mover, phase, passes, seats in play)."""
+        """An unsigned 64-bit key of the position (owners, mover, phase, passes, seats in play), stable across
+        processes."""
         s = self.s
-        return hash(s[K.OWNER : K.OWNER + NUM_POINTS].tobytes() + s[K.ACTIVE : K.SIZE].tobytes())
+        return stable_key(s[K.OWNER : K.OWNER + NUM_POINTS].tobytes() + s[K.ACTIVE : K.SIZE].tobytes())
 
     def _rules_outcome(self) -> Outcome | None:
         act = self.active_players()
@@ -229,9 +233,10 @@ class RingsState(KernelState):
     # -- helpers for people and programs --------------------------------------
     def scores(self) -> list[int]:
         """Circles on which each seat has majority, in seat order."""
-        return self.s[K.SCORE : K.SCORE + self._n].tolist()
+        scores: list[int] = self.s[K.SCORE : K.SCORE + self._n].tolist()
+        return scores
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, list[int]]:
         return {"scores": self.scores(), "winners": list(self.winners())}
 
     def record_omits(self, action: int) -> bool:

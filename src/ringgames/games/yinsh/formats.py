@@ -16,8 +16,9 @@ Importing registers them with :mod:`ringgames.records` (done automatically by
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from ...protocol import RingGamesError
+from ...protocol import RingGamesError, State
 from ...records import Record, RecordError, Turn, register_format
 
 __all__ = ["parse_boardspace", "parse_gipf", "to_gipf"]
@@ -52,9 +53,9 @@ def parse_boardspace(text: str, source: str = "<string>") -> list[Record]:
     tags: dict[str, str] = {}
     variant = "standard"
     events: list[tuple[str, int, str]] = []  # (where, player, token)
-    pending: dict | None = None  # a human move being built: origin, dest, where, player
+    pending: dict[str, Any] | None = None  # a human move being built: origin, dest, where, player
 
-    def flush():
+    def flush() -> None:
         nonlocal pending
         if pending is not None:
             if pending["dest"] is None:
@@ -176,14 +177,16 @@ def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -
     naming the move number. Lines starting with ``[`` are tags (``[Variant "blitz"]``).
     """
     from ... import load_game
+    from .state import YinshState
 
     tags = {}
-    for m in re.finditer(r'^\s*\[\s*(\w+)\s+"([^"]*)"\s*\]\s*$', text, re.M):
-        tags[m.group(1)] = m.group(2)
+    for tag in re.finditer(r'^\s*\[\s*(\w+)\s+"([^"]*)"\s*\]\s*$', text, re.M):
+        tags[tag.group(1)] = tag.group(2)
     variant = tags.get("Variant", variant)
     body = re.sub(r'^\s*\[.*\]\s*$', "", text, flags=re.M)
     body = re.sub(r"\{[^}]*\}", " ", body)  # comments
     state = load_game("yinsh", variant).new_initial_state()
+    assert isinstance(state, YinshState)
     rec = Record(game="yinsh", source=source, format="gipf")
     rec.tags = {"Game": "yinsh", "Variant": state.game.variant, "Players": "2", **{k: v for k, v in tags.items() if k not in ("Game", "Variant", "Players")}}
     expected = 1
@@ -230,7 +233,7 @@ def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -
     return [rec]
 
 
-def to_gipf(state) -> str:
+def to_gipf(state: State) -> str:
     """The game of ``state`` in GIPF notation (long form, one numbered turn per player turn)."""
     rec = Record.from_state(state)
     out = []

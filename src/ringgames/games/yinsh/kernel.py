@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...jit import drop_stale_cache, njit
-from .board import BETWEEN, NUM_POINTS, RAYS, WINDOWS, WINDOWS_THROUGH
 from . import board as _board
+from .board import BETWEEN, NUM_POINTS, RAYS, WINDOWS, WINDOWS_THROUGH
 
 drop_stale_cache(__file__, _board.__file__)
 

@@ -30,9 +30,16 @@ points, either order) · ``xa5`` remove a ring · ``pass``.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ...protocol import NotationError
 from .board import COLUMN_ROWS, COLUMNS, NUM_POINTS, POINT_NAMES, POINTS, point_index
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .state import YinshState
 
 __all__ = ["point_name", "parse_point", "parse_action_text", "format_position", "parse_position", "render"]
 
@@ -76,7 +83,8 @@ def parse_action_text(text: str) -> tuple[str, tuple[int, ...]]:
     return ("row" if x else "move"), (pa, pb)
 
 
-def format_position(board, actor: int, phase: str, removed, mover, passes: int) -> str:
+def format_position(board: Sequence[int] | np.ndarray, actor: int, phase: str, removed: Sequence[int], mover: int | None,
+                    passes: int) -> str:
     cols = []
     i = 0
     for lo, hi in COLUMN_ROWS:
@@ -98,7 +106,7 @@ def format_position(board, actor: int, phase: str, removed, mover, passes: int) 
     return f"{'/'.join(cols)} {'wb'[actor]} {phase} {removed[0]}:{removed[1]} {m} {passes}"
 
 
-def parse_position(text: str):
+def parse_position(text: str) -> tuple[list[int], int, str, tuple[int, int], int | None, int]:
     """``(board, actor, phase, removed, mover, passes)`` from a position string. Raises NotationError."""
     fields = text.split()
     if len(fields) != 6:
@@ -108,7 +116,7 @@ def parse_position(text: str):
     if len(cols) != 11:
         raise NotationError(f"position: expected 11 columns separated by '/', got {len(cols)}")
     board = []
-    for c, (col, (lo, hi)) in enumerate(zip(cols, COLUMN_ROWS)):
+    for c, (col, (lo, hi)) in enumerate(zip(cols, COLUMN_ROWS, strict=True)):
         cells = []
         for tok in re.findall(r"\d+|.", col):
             if tok.isdigit():
@@ -138,7 +146,7 @@ def parse_position(text: str):
             None if mover == "-" else "wb".index(mover), int(passes))
 
 
-def render(state) -> str:
+def render(state: YinshState) -> str:
     """A text drawing of the board as it looks on the real one.
 
     Columns a..k run vertically; each point is drawn on text line ``2·row − column``

@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...kernel_state import KernelState
-from ...protocol import TERMINAL, Game, NotationError, Outcome
+from ...protocol import TERMINAL, Game, NotationError, Outcome, stable_key
 from . import kernel as K
 from .board import BETWEEN, NUM_POINTS, POINT_NAMES, SYMMETRIES, WINDOW_ID, WINDOWS, window_of
 from .kernel import MOVE, NUM_ACTIONS, PASS, PLACE, RING, ROW
@@ -50,6 +50,7 @@ EMPTY, WHITE_MARKER, BLACK_MARKER, WHITE_RING, BLACK_RING = 0, 1, 2, 3, 4
 RINGS_PER_PLAYER = 5
 TOTAL_MARKERS = K.TOTAL_MARKERS
 _PHASE_CODE = {name: i for i, name in enumerate(K.PHASE_NAMES)}
+_MOVER_PHASES = (_PHASE_CODE["row"], _PHASE_CODE["ring"])  # the phases whose position string shows the mover
 
 
 class YinshGame(Game):
@@ -74,10 +75,10 @@ class YinshGame(Game):
     def rings_to_win(self) -> int:
         return 1 if self.variant == "blitz" else 3
 
-    def new_initial_state(self) -> "YinshState":
+    def new_initial_state(self) -> YinshState:
         return YinshState(self)
 
-    def state_from_position(self, position: str) -> "YinshState":
+    def state_from_position(self, position: str) -> YinshState:
         """A state from a position string (see :mod:`.notation`). Raises NotationError."""
         board, actor, phase, removed, mover, passes = parse_position(position)
         if any(r >= self.rings_to_win for r in removed) and phase != "over":
@@ -116,7 +117,7 @@ class YinshGame(Game):
         st._start = st.position()
         return st
 
-    def perft_benchmark(self) -> tuple["YinshState", int]:
+    def perft_benchmark(self) -> tuple[YinshState, int]:
         """After the reference placement of the rules (White to move), depth 3: 486,978 nodes."""
         s = self.new_initial_state()
         for a in "e3 a5 b5 c6 d6 e4 h7 g2 g3 g8".split():
@@ -134,6 +135,7 @@ class YinshState(KernelState):
     __slots__ = ()
     kernel = K
     max_legal = K.MAX_LEGAL
+    game: YinshGame
 
     def __init__(self, game: YinshGame):
         self._init_kernel_state(game, K.new_state(game.rings_to_win))
@@ -209,8 +211,24 @@ class YinshState(KernelState):
         return Outcome(() if w == K.DRAW else (int(w),), K.REASON_NAMES[self.s[K.REASON]])
 
     def hash_key(self) -> int:
-        """A 64-bit key of the position array (equal positions, equal keys)."""
-        return hash(self.s.tobytes())
+        """An unsigned 64-bit key of the position (equal positions, equal keys; stable across processes).
+
+        Made of what :meth:`position` shows (board, player to decide, phase, passes, rings removed, the
+        mover while rows and rings are removed) plus the result and the candidate rows as a set: not of
+        the ring slots (their order depends on the history), the counts derived from the board, stale
+        candidate rows past their count, or the mover outside those phases.
+        """
+        s = self.s
+        fields = s[K.ACTOR : K.NPEND].copy()  # ACTOR MOVER PHASE PASSES PLACED MARKERS REMOVED(2) WINNER REASON WIN_AT
+        fields[K.PLACED - K.ACTOR] = fields[K.MARKERS - K.ACTOR] = 0
+        if s[K.PHASE] not in _MOVER_PHASES:
+            fields[K.MOVER - K.ACTOR] = -1
+        key = s[:NUM_POINTS].tobytes() + fields.tobytes()
+        nw, nb = int(s[K.NPEND]), int(s[K.NPEND + 1])
+        if nw or nb:
+            black = K.PEND + K.MAX_PEND
+            key += np.sort(s[K.PEND : K.PEND + nw]).tobytes() + b"|" + np.sort(s[black : black + nb]).tobytes()
+        return stable_key(key)
 
     # -- notation --------------------------------------------------------
     def action_to_string(self, action: int) -> str:
@@ -243,7 +261,7 @@ class YinshState(KernelState):
                                self.mover if phase in ("row", "ring") else None, self.passes)
 
     # -- extras ------------------------------------------------------------
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, int]:
         return {
             "rings_removed_white": int(self.s[K.REMOVED]),
             "rings_removed_black": int(self.s[K.REMOVED + 1]),
@@ -255,7 +273,7 @@ class YinshState(KernelState):
 
         return render(self)
 
-    def transformed(self, k: int) -> "YinshState":
+    def transformed(self, k: int) -> YinshState:
         """The position under board symmetry ``k`` (0..11), without history.
 
         Symmetry 0 is the identity; the others rotate and reflect about F6.
@@ -298,7 +316,9 @@ class YinshState(KernelState):
 def transform_window(w: int, k: int) -> int:
     sym = SYMMETRIES[k]
     pts = WINDOWS[w]
-    return window_of(sym[pts[0]], sym[pts[4]])
+    image = window_of(sym[pts[0]], sym[pts[4]])
+    assert image is not None  # a symmetry maps each window onto a window
+    return image
 
 
 def transform_action(action: int, k: int) -> int:
