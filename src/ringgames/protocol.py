@@ -395,11 +395,11 @@ class State(abc.ABC):
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it goes on."""
         if self._agreed:
-            return Outcome((), "agreement")
+            return Outcome((), Reason.AGREEMENT)
         if self._resigned:
             left = self.active_players()
             if len(left) <= 1:
-                return Outcome(tuple(left), "resign")
+                return Outcome(tuple(left), Reason.RESIGN)
         return self._rules_outcome()
 
     def active_players(self) -> list[int]:

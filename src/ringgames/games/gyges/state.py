@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ...kernel_state import KernelState
-from ...protocol import TERMINAL, Game, IllegalActionError, NotationError, Outcome, State
+from ...protocol import TERMINAL, Game, IllegalActionError, NotationError, Outcome, Reason, State
 from ...rng import seed_state
 from . import kernel as K
 from .board import (
@@ -156,9 +156,9 @@ class GygesState(KernelState):
     def _rules_outcome(self) -> Outcome | None:
         s = self.s
         if s[K.WINNER] >= 0:
-            return Outcome((int(s[K.WINNER]),), "goal")
+            return Outcome((int(s[K.WINNER]),), Reason.GOAL)
         if s[K.PHASE] == PLAY and s[K.REPS] >= 3:
-            return Outcome((), "repetition")
+            return Outcome((), Reason.REPETITION)
         return None
 
     def position(self) -> str:

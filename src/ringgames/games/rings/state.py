@@ -19,7 +19,7 @@ import functools
 import numpy as np
 
 from ...kernel_state import KernelState
-from ...protocol import TERMINAL, Game, NotationError, Outcome
+from ...protocol import TERMINAL, Game, NotationError, Outcome, Reason
 from ...rng import seed_state
 from . import kernel as K
 from .board import CIRCLE_NAMES, LETTERS, NUM_CIRCLES, NUM_POINTS, POINT_COORDS
@@ -205,11 +205,11 @@ class RingsState(KernelState):
     def _rules_outcome(self) -> Outcome | None:
         act = self.active_players()
         if len(act) <= 1:
-            return Outcome(tuple(act), "resign")
+            return Outcome(tuple(act), Reason.RESIGN)
         s = self.s
         if s[K.PASSES] >= s[K.NUM_ACTIVE]:
             best = max(s[K.SCORE + p] for p in act)
-            return Outcome(tuple(p for p in act if s[K.SCORE + p] == best), "passes")
+            return Outcome(tuple(p for p in act if s[K.SCORE + p] == best), Reason.PASSES)
         return None
 
     def _observation(self, player: int) -> np.ndarray:

@@ -24,7 +24,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...kernel_state import KernelState
-from ...protocol import TERMINAL, Game, NotationError, Outcome
+from ...protocol import TERMINAL, Game, NotationError, Outcome, Reason
 from ...rng import seed_state
 from . import kernel as K
 from .board import BETWEEN, NUM_POINTS, POINT_NAMES, SYMMETRIES, WINDOW_ID, WINDOWS, window_of
@@ -231,7 +231,7 @@ class YinshState(KernelState):
         w = self.s[K.WINNER]
         if w == K.ONGOING:
             return None
-        return Outcome(() if w == K.DRAW else (int(w),), K.REASON_NAMES[self.s[K.REASON]])
+        return Outcome(() if w == K.DRAW else (int(w),), Reason(K.REASON_NAMES[self.s[K.REASON]]))
 
     def _observation(self, player: int) -> np.ndarray:
         from .observation import observation
