@@ -224,3 +224,25 @@ def test_docs_list_every_plane(name):
             assert f"| {i - k}–{i - k + 5} | `{base}0`…`{base}5` |" in section, plane_name
         else:
             assert f"| {i} | `{plane_name}` |" in section, plane_name
+
+
+def test_rings_convertible_plane_is_the_legal_conversions():
+    from ringgames.games.rings.kernel import CONVERT0
+    from ringgames.games.rings.observation import CIRCLE_CELLS
+
+    game = load_game("rings", players=3)
+    names = [n for n, _ in game.observation_planes()]
+    rng = random.Random(8)
+    seen = 0
+    for _ in range(6):
+        s = game.new_initial_state()
+        while not s.is_terminal():
+            if s.phase() != "place":
+                p = s.current_player()
+                obs = s.observation_tensor(p).reshape(len(names), -1)
+                got = np.flatnonzero(obs[names.index("convertible"), CIRCLE_CELLS[:, 0]]).tolist()
+                assert got == [a - CONVERT0 for a in s.legal_actions() if CONVERT0 <= a < CONVERT0 + 91]
+                assert obs[names.index("phase_convert") + (s.phase() == "pass-convert")].all()
+                seen += 1
+            s.apply_action(rng.choice(s.legal_actions()))
+    assert seen >= 20
