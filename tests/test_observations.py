@@ -246,3 +246,17 @@ def test_rings_convertible_plane_is_the_legal_conversions():
                 seen += 1
             s.apply_action(rng.choice(s.legal_actions()))
     assert seen >= 20
+
+
+def test_docs_example_runs():
+    """The first code block of docs/research.md runs and shows true values."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "research.md").read_text()
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    env: dict = {}
+    exec(compile(code, "docs/research.md", "exec"), env)  # noqa: S102 - our own documentation
+    assert env["obs"].shape == (40, 23, 24) and env["mask"].sum() == 217
+    assert (env["game"].max_game_length(), env["game"].game_type()) == (167089, "zero_sum")
+    assert "# (167089, \"zero_sum\")" in code
+    assert env["sample"][1].sum() == 1.0 and (env["perm"][env["perm"]] == range(49_375)).all()
