@@ -18,12 +18,14 @@ undone from an undo stack (no copies of the board).
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
 import numpy as np
 
 from ...kernel_state import KernelState
-from ...protocol import TERMINAL, Game, NotationError, Outcome, stable_key
+from ...protocol import TERMINAL, Game, NotationError, Outcome, Reason, Symmetry, stable_key
+from ...rng import seed_state
 from . import kernel as K
 from .board import BETWEEN, NUM_POINTS, POINT_NAMES, SYMMETRIES, WINDOW_ID, WINDOWS, window_of
 from .kernel import MOVE, NUM_ACTIONS, PASS, PLACE, RING, ROW
@@ -117,6 +119,29 @@ class YinshGame(Game):
         st._start = st.position()
         return st
 
+    # -- research --------------------------------------------------------
+    def max_game_length(self) -> int:
+        """174 actions (blitz: 126), from the rules: 10 placements; every ring move puts one
+        more marker on the board, every removed row takes 5 off, and the game ends once
+        51 are on it, so ring moves M <= 51 + 5R for R rows removed (R <= 5: the third ring
+        removed wins; blitz R <= 1); a pass is never followed by a pass except at the end,
+        so passes <= M + 2; each row is 2 actions (row, ring). Total <= 10 + 2M + 2 + 2R
+        = 114 + 12R."""
+        return 114 + 12 * (5 if self.rings_to_win == 3 else 1)
+
+    def observation_shape(self) -> tuple[int, ...]:
+        from .observation import SHAPE
+
+        return SHAPE
+
+    def observation_planes(self) -> tuple[tuple[str, str], ...]:
+        from .observation import PLANES
+
+        return PLANES
+
+    def symmetries(self) -> list[Symmetry]:
+        return _symmetries()
+
     def perft_benchmark(self) -> tuple[YinshState, int]:
         """After the reference placement of the rules (White to move), depth 3: 486,978 nodes."""
         s = self.new_initial_state()
@@ -208,7 +233,12 @@ class YinshState(KernelState):
         w = self.s[K.WINNER]
         if w == K.ONGOING:
             return None
-        return Outcome(() if w == K.DRAW else (int(w),), K.REASON_NAMES[self.s[K.REASON]])
+        return Outcome(() if w == K.DRAW else (int(w),), Reason(K.REASON_NAMES[self.s[K.REASON]]))
+
+    def _observation(self, player: int) -> np.ndarray:
+        from .observation import observation
+
+        return observation(self, player)
 
     def hash_key(self) -> int:
         """An unsigned 64-bit key of the position (equal positions, equal keys; stable across processes).
@@ -295,7 +325,8 @@ class YinshState(KernelState):
         return t
 
     def random_playouts(self, count: int, seed: int = 0) -> dict[str, np.ndarray]:
-        """``count`` uniformly random playouts from this position, run in the kernel.
+        """``count`` uniformly random playouts from this position, run in the kernel; game i is
+        the playout with seed ``seed + i`` (:mod:`ringgames.rng`).
 
         Returns arrays of length ``count``: ``winner`` (-1 draw, 0 White, 1 Black),
         ``reason`` (1 rings, 2 markers, 3 blocked), ``length`` (actions played) and
@@ -307,10 +338,17 @@ class YinshState(KernelState):
         reasons = np.empty(count, np.int32)
         lengths = np.empty(count, np.int32)
         removed = np.empty((count, 2), np.int32)
-        K.playouts(self.s, count, seed, winners, reasons, lengths, removed)
+        K.playouts(self.s, count, seed_state(seed), winners, reasons, lengths, removed)
         white = np.where(winners == 0, 1.0, np.where(winners == 1, -1.0, 0.0))
         return {"winner": winners, "reason": reasons, "length": lengths, "removed": removed,
                 "returns": np.stack([white, -white], axis=1)}
+
+
+@functools.lru_cache(maxsize=1)
+def _symmetries() -> list[Symmetry]:
+    from .observation import symmetries
+
+    return symmetries()
 
 
 def transform_window(w: int, k: int) -> int:
