@@ -106,40 +106,33 @@ class Record:
         out = state.outcome()
         if out is not None:
             head["Termination"] = out.reason
-        s = game.new_initial_state() if start is None else game.state_from_position(start)
         turns: list[Turn] = []
         cur: Turn | None = None
-        resigned = iter(state._resigned)
         hist = state.history
-        for i, a in enumerate(hist):
-            if a == RESIGN:
-                seat = next(resigned)
-                tok = "resign" if seat == s.current_player() else f"resign {game.seat_names[seat]}"
+        for i, (e, s) in enumerate(state.replay_history()):
+            if e.action == RESIGN:
+                tok = "resign" if e.seat == e.to_move else f"resign {game.seat_names[e.seat]}"
                 turns.append(Turn([tok]))
-                s.resign(seat)
                 cur = None
                 continue
-            if a == AGREED_DRAW:
+            if e.action == AGREED_DRAW:
                 turns.append(Turn(["draw"]))
-                s.agree_draw()
                 cur = None
                 continue
-            p = s.current_player()
-            text = s.action_to_string(a)
+            p = e.seat
             # an omitted action (RINGS' turn end) is written after all when a resignation or draw follows
             # at once (a line before a resign/draw line implies no end, see replay) or when it would open
             # a line of its own (the turn went on after another player's resignation)
             omit = (
-                s.record_omits(a)
+                s.record_omits(e.action)
                 and not (i + 1 < len(hist) and hist[i + 1] in (RESIGN, AGREED_DRAW))
                 and not (cur is None or cur.player != p)
             )
-            s.apply_action(a)
             if cur is None or cur.player != p:
                 cur = Turn([], player=p)
                 turns.append(cur)
             if not omit:
-                cur.tokens.append(text)
+                cur.tokens.append(e.text)
         turns = [t for t in turns if t.tokens]
         return cls(game.name, head, turns, source="<state>")
 

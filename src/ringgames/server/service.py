@@ -600,15 +600,7 @@ class Hub:
         g = room.state.game
         s = g.new_initial_state() if room.row.start is None else g.state_from_position(room.row.start)
         out = [s.position()]
-        resigned = iter(room.state._resigned)
-        for a in room.state.history:
-            if a == RESIGN:
-                s.resign(next(resigned))
-            elif a == AGREED_DRAW:
-                s.agree_draw()
-            else:
-                s.apply_action(a)
-            out.append(s.position())
+        out.extend(after.position() for _, after in room.state.replay_history())
         return out
 
     def list_games(self, status: str | None = None, limit: int = 100) -> list[dict]:
@@ -667,21 +659,8 @@ class Hub:
         row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=seats,
                       status="finished" if st.is_terminal() else "archived", source="import", start=st._start_position(),
                       tags=tags, draw_offers=[], result=st.result_string(), ply=len(st.history))
-        start = row.start
-        s = g.new_initial_state() if start is None else g.state_from_position(start)
-        resigned = iter(st._resigned)
-        moves = []
-        for i, a in enumerate(st.history):
-            if a == RESIGN:
-                seat = next(resigned)
-                moves.append(MoveRow(game_id=row.id, ply=i, action=a, text="resign", seat=seat))
-                s.resign(seat)
-            elif a == AGREED_DRAW:
-                moves.append(MoveRow(game_id=row.id, ply=i, action=a, text="draw", seat=max(s.current_player(), 0)))
-                s.agree_draw()
-            else:
-                moves.append(MoveRow(game_id=row.id, ply=i, action=a, text=s.action_to_string(a), seat=s.current_player()))
-                s.apply_action(a)
+        moves = [MoveRow(game_id=row.id, ply=i, action=e.action, text=e.text, seat=max(e.seat, 0))
+                 for i, e in enumerate(st.history_entries())]
         with self.Session.begin() as ses:
             ses.add(row)
             ses.flush()

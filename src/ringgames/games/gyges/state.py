@@ -10,6 +10,9 @@ gets its paths from the kernel too (:func:`.kernel.canonical_landings`,
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 
 from ...kernel_state import KernelState
@@ -45,6 +48,18 @@ REFERENCE_POSITION = "321123/000000/000000/000000/000000/321123 S"
 SETUP_SOUTH, SETUP_NORTH, PLAY = K.SETUP_SOUTH, K.SETUP_NORTH, K.PLAY
 
 _MASK64 = (1 << 64) - 1
+
+#: Play-phase positions: four pieces of each height on 36 squares, times the side to move.
+_PLAY_POSITIONS = 2 * math.factorial(36) // (math.factorial(24) * math.factorial(4) ** 3)
+#: :meth:`GygesGame.truncation_length`.
+TRUNCATION_LENGTH = 1000
+
+
+@functools.lru_cache(maxsize=1)
+def _symmetries() -> list:
+    from .observation import symmetries
+
+    return symmetries()
 
 
 def _legal_kernel(s, out) -> int:
@@ -111,6 +126,11 @@ class GygesState(KernelState):
     def repetition_count(self) -> int:
         """How often the current position has occurred in the play phase (0 during the setup)."""
         return int(self.s[K.REPS])
+
+    def _observation(self, player: int) -> np.ndarray:
+        from .observation import observation
+
+        return observation(self, player)
 
     # -- protocol --------------------------------------------------------
     def current_player(self) -> int:
@@ -397,6 +417,34 @@ class GygesGame(Game):
         raise NotationError(
             f"position has {n} pieces; a game position has 12 (four each of 1, 2 and 3 rings), a setup position 0 or 6"
         )
+
+    # -- research --------------------------------------------------------
+    def max_game_length(self) -> int:
+        """2 + 2 * 2 * 36! / (24! 4! 4! 4!) (about 1.7e14), from the rules: after the two setup
+        actions every action leads to a play-phase position (12 pieces, four of each height,
+        on 36 squares, and the side to move: 86,741,264,610,000 of them) or ends the game, and
+        the third occurrence of a position ends it, so no position is left more than twice.
+        Finite but useless as a cap: see :meth:`truncation_length`."""
+        return 2 + 2 * _PLAY_POSITIONS
+
+    def truncation_length(self) -> int:
+        """1,000 actions: the project's cap for adapters (the rules do not end a game there;
+        PettingZoo truncates, OpenSpiel adapters end the game as a draw). Random games are
+        far shorter: see ``docs/research.md``."""
+        return TRUNCATION_LENGTH
+
+    def observation_shape(self) -> tuple[int, ...]:
+        from .observation import SHAPE
+
+        return SHAPE
+
+    def observation_planes(self) -> tuple[tuple[str, str], ...]:
+        from .observation import PLANES
+
+        return PLANES
+
+    def symmetries(self) -> list:
+        return _symmetries()
 
     def perft_start(self) -> GygesState:
         """perft starts after the setup, from ``321123/000000/000000/000000/000000/321123 S`` (as the spec says)."""

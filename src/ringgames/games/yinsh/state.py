@@ -18,6 +18,7 @@ undone from an undo stack (no copies of the board).
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
 import numpy as np
@@ -116,6 +117,29 @@ class YinshGame(Game):
         st._start = st.position()
         return st
 
+    # -- research --------------------------------------------------------
+    def max_game_length(self) -> int:
+        """174 actions (blitz: 126), from the rules: 10 placements; every ring move puts one
+        more marker on the board, every removed row takes 5 off, and the game ends once
+        51 are on it, so ring moves M <= 51 + 5R for R rows removed (R <= 5: the third ring
+        removed wins; blitz R <= 1); a pass is never followed by a pass except at the end,
+        so passes <= M + 2; each row is 2 actions (row, ring). Total <= 10 + 2M + 2 + 2R
+        = 114 + 12R."""
+        return 114 + 12 * (5 if self.rings_to_win == 3 else 1)
+
+    def observation_shape(self) -> tuple[int, ...]:
+        from .observation import SHAPE
+
+        return SHAPE
+
+    def observation_planes(self) -> tuple[tuple[str, str], ...]:
+        from .observation import PLANES
+
+        return PLANES
+
+    def symmetries(self) -> list:
+        return _symmetries()
+
     def perft_benchmark(self) -> tuple["YinshState", int]:
         """After the reference placement of the rules (White to move), depth 3: 486,978 nodes."""
         s = self.new_initial_state()
@@ -208,6 +232,11 @@ class YinshState(KernelState):
             return None
         return Outcome(() if w == K.DRAW else (int(w),), K.REASON_NAMES[self.s[K.REASON]])
 
+    def _observation(self, player: int) -> np.ndarray:
+        from .observation import observation
+
+        return observation(self, player)
+
     def hash_key(self) -> int:
         """A 64-bit key of the position array (equal positions, equal keys)."""
         return hash(self.s.tobytes())
@@ -293,6 +322,13 @@ class YinshState(KernelState):
         white = np.where(winners == 0, 1.0, np.where(winners == 1, -1.0, 0.0))
         return {"winner": winners, "reason": reasons, "length": lengths, "removed": removed,
                 "returns": np.stack([white, -white], axis=1)}
+
+
+@functools.lru_cache(maxsize=1)
+def _symmetries() -> list:
+    from .observation import symmetries
+
+    return symmetries()
 
 
 def transform_window(w: int, k: int) -> int:
