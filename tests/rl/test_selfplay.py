@@ -61,8 +61,11 @@ def test_three_tiny_mcts_games_read_back_and_resume(tmp_path):
     assert not (pol[~data["legal_mask"]] > 0).any()
     rows = np.arange(len(pol))
     assert (pol[rows, data["action"]] == pol.max(axis=1)).all()
-    sparse = selfplay.load(out, policy="sparse")
+    sparse = selfplay.load(out, policy="sparse", mask="packed")
     assert sparse["policy_actions"].shape == (len(pol),)
+    packed = sparse["legal_mask"]
+    assert packed.dtype == np.uint8 and packed.shape == (len(pol), (game.num_distinct_actions + 7) // 8)
+    assert np.array_equal(np.unpackbits(packed, axis=1, count=game.num_distinct_actions).view(bool), data["legal_mask"])
     i = int(np.argmax([len(a) for a in sparse["policy_actions"]]))
     assert np.array_equal(np.flatnonzero(pol[i]), sparse["policy_actions"][i])
     # a rerun skips what is written; a larger --games adds only the new games, in its own file

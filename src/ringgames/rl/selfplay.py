@@ -16,7 +16,7 @@ column            Parquet type                                meaning
 ``ply``           int32                                       actions played before this decision
 ``player``        int8                                        the seat that decides
 ``observation``   fixed_size_list<float32>[prod(shape)]       ``observation_tensor(player)``, flattened
-``legal_mask``    fixed_size_list<bool>[num_distinct_actions]  ``legal_action_mask()``
+``legal_mask``    fixed_size_binary[ceil(A / 8)]              ``legal_action_mask()``, ``np.packbits``-ed
 ``action``        int32                                       the chosen action
 ``policy_actions`` list<int32> (null: none)                   actions the search visited
 ``policy_visits`` list<int32> (null: none)                    their visit counts (MCTS ``root_visits``)
@@ -128,7 +128,7 @@ def _schema(pa: Any, settings: dict) -> Any:
             ("ply", pa.int32()),
             ("player", pa.int8()),
             ("observation", pa.list_(pa.float32(), obs_size)),
-            ("legal_mask", pa.list_(pa.bool_(), settings["num_distinct_actions"])),
+            ("legal_mask", pa.binary((settings["num_distinct_actions"] + 7) // 8)),
             ("action", pa.int32()),
             ("policy_actions", pa.list_(pa.int32())),
             ("policy_visits", pa.list_(pa.int32())),
@@ -153,10 +153,11 @@ def _write_games(out: str, first: int, last: int, settings: dict) -> tuple[int, 
     arrays = []
     for field in schema:
         values = merged[field.name]
-        if field.name in ("observation", "legal_mask") and values:
-            flat = np.concatenate(values)
-            arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(flat, type=field.type.value_type),
+        if field.name == "observation" and values:
+            arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(np.concatenate(values), type=pa.float32()),
                                                             field.type.list_size))
+        elif field.name == "legal_mask":
+            arrays.append(pa.array([np.packbits(m).tobytes() for m in values], type=field.type))
         else:
             arrays.append(pa.array(values, type=field.type))
     table = pa.Table.from_arrays(arrays, schema=schema)
@@ -261,7 +262,7 @@ def generate(game: str, agent: str, games: int, out: str | os.PathLike, *, varia
     return {"games": games, "skipped": skipped, "written": len(missing), "rows": rows}
 
 
-def load(path: str | os.PathLike, policy: str = "dense") -> dict[str, np.ndarray]:
+def load(path: str | os.PathLike, policy: str = "dense", mask: str = "dense") -> dict[str, np.ndarray]:
     """Read a self-play directory (or one of its files) into NumPy arrays, rows sorted by (game_id, ply).
 
     Keys: ``game_id`` int64[N], ``ply`` int32[N], ``player`` int8[N], ``observation``
@@ -270,11 +271,16 @@ def load(path: str | os.PathLike, policy: str = "dense") -> dict[str, np.ndarray
     ``truncated`` bool[N], ``has_policy`` bool[N], and with ``policy="dense"`` ``policy``
     float32[N, A] (visit counts / their sum; zeros without a search policy) or with
     ``policy="sparse"`` ``policy_actions`` / ``policy_visits`` (object arrays of int32 arrays).
+    ``mask="packed"`` keeps ``legal_mask`` as the stored bits, uint8[N, ceil(A / 8)]
+    (``np.unpackbits(m, axis=-1, count=A).view(bool)`` per batch): Gygès has A = 49,375, so dense
+    masks and policies take 49 KB and 197 KB per row.
     """
     pa = require("pyarrow", "self-play data")
     pq = require("pyarrow.parquet", "self-play data")
     if policy not in ("dense", "sparse"):
         raise ValueError(f"policy must be 'dense' or 'sparse', not {policy!r}")
+    if mask not in ("dense", "packed"):
+        raise ValueError(f"mask must be 'dense' or 'packed', not {mask!r}")
     p = Path(path)
     files = sorted(p.glob("games-*.parquet")) if p.is_dir() else [p]
     if not files:
@@ -291,7 +297,8 @@ def load(path: str | os.PathLike, policy: str = "dense") -> dict[str, np.ndarray
     meta = json.loads(meta_raw)
     table = pa.concat_tables(tables)
     order = np.lexsort((table.column("ply").to_numpy(), table.column("game_id").to_numpy()))
-    table = table.take(pa.array(order))
+    if (np.diff(order) != 1).any():  # files are written in order: sort only if they are not
+        table = table.take(pa.array(order))
     n = table.num_rows
     shape = tuple(meta["observation_shape"])
     num_actions = meta["num_distinct_actions"]
@@ -305,7 +312,7 @@ def load(path: str | os.PathLike, policy: str = "dense") -> dict[str, np.ndarray
         "ply": table.column("ply").to_numpy(),
         "player": table.column("player").to_numpy(),
         "observation": fixed("observation", np.float32, int(np.prod(shape))).reshape((n, *shape)),
-        "legal_mask": fixed("legal_mask", bool, num_actions),
+        "legal_mask": _unpack_masks(table.column("legal_mask"), n, num_actions, unpack=mask == "dense"),
         "action": table.column("action").to_numpy(),
         "returns": fixed("returns", np.float32, meta["players"]),
         "truncated": table.column("truncated").to_numpy(zero_copy_only=False).astype(bool),
@@ -325,6 +332,17 @@ def load(path: str | os.PathLike, policy: str = "dense") -> dict[str, np.ndarray
         out["policy_actions"] = np.array([np.asarray(a or [], np.int32) for a in acts] + [None], dtype=object)[:-1]
         out["policy_visits"] = np.array([np.asarray(v or [], np.int32) for v in visits] + [None], dtype=object)[:-1]
     return out
+
+
+def _unpack_masks(column: Any, n: int, num_actions: int, unpack: bool = True) -> np.ndarray:
+    """The packed ``legal_mask`` column as bool[n, num_actions] (or its packed bytes, uint8[n, ceil(A / 8)])."""
+    width = (num_actions + 7) // 8
+    arr = column.combine_chunks()
+    data = np.frombuffer(arr.buffers()[1], dtype=np.uint8)  # fixed_size_binary: one data buffer, no nulls
+    bits = data[arr.offset * width:(arr.offset + n) * width].reshape(n, width)
+    if not unpack:
+        return bits.copy()
+    return np.unpackbits(bits, axis=1, count=num_actions).view(bool)
 
 
 def cli_selfplay(game: str, agent: str, games: int, out: str, jobs: int, variant: str | None,
