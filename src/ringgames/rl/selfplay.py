@@ -350,7 +350,7 @@ def cli_selfplay(game: str, agent: str, games: int, out: str, jobs: int, variant
     """The body of ``ringgames selfplay`` (the click command in ``cli.py`` only parses options)."""
     from tqdm import tqdm
 
-    bar = tqdm(total=games, unit="game", file=sys.stderr, desc=f"selfplay {game} {agent}", leave=False)
+    bar = tqdm(total=games, unit="game", file=sys.stderr, desc=f"selfplay {game} {agent}", leave=False, delay=0.5)
     try:
         res = generate(game, agent, games, out, variant=variant, players=players, jobs=jobs,
                        per_file=per_file, seed=seed, progress=bar.update)
