@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .protocol import State
+from .rng import new_state as new_rng_state
 
 __all__ = ["KernelState"]
 
@@ -63,6 +64,10 @@ class KernelState(State):
     def _kernel_perft(self, s: np.ndarray, depth: int) -> int:
         """perft of ``s`` at ``depth`` > 0 in the kernel."""
         return self.kernel.perft(s, depth)
+
+    def _kernel_playout(self, s: np.ndarray, max_actions: int, rng: np.ndarray, record: np.ndarray) -> int:
+        """A seeded random playout on ``s`` in the kernel (:mod:`ringgames.rng`); returns the actions played."""
+        return int(self.kernel.playout(s, max_actions, rng, record))
 
     def _ended_by_players(self) -> bool:
         """True when a resignation or an agreed draw has ended the game (no actions, perft 0)."""
@@ -106,6 +111,16 @@ class KernelState(State):
         c._buf = np.empty(self.max_legal, dtype=np.int32)
         self._clone_into(c)
         return c
+
+    def random_playout_actions(self, seed: int, max_actions: int = 100_000) -> list[int]:
+        """The actions of the random playout with ``seed`` from this state (not changed), played in
+        the compiled kernel: the same as the Python path :func:`ringgames.simulate.random_playout`
+        (the generator and the choice rule: :mod:`ringgames.rng`)."""
+        if self.is_terminal():
+            return []
+        record = np.empty(max_actions, dtype=np.int32)
+        n = self._kernel_playout(self.s.copy(), max_actions, new_rng_state(seed), record)
+        return record[:n].tolist()
 
     def perft(self, depth: int) -> int:
         """perft in the compiled kernel (a game ended by the players has no children)."""

@@ -20,6 +20,7 @@ import numpy as np
 
 from ...kernel_state import KernelState
 from ...protocol import TERMINAL, Game, NotationError, Outcome
+from ...rng import seed_state
 from . import kernel as K
 from .board import CIRCLE_NAMES, LETTERS, NUM_CIRCLES, NUM_POINTS, POINT_COORDS
 from .board import CIRCLE_POINTS as _CP
@@ -252,7 +253,8 @@ class RingsState(KernelState):
 
     # -- batched playouts ----------------------------------------------------
     def random_playouts(self, count: int, seed: int = 0) -> dict[str, np.ndarray]:
-        """``count`` uniformly random playouts from this position, run in the kernel.
+        """``count`` uniformly random playouts from this position, run in the kernel; game i is
+        the playout with seed ``seed + i`` (:mod:`ringgames.rng`).
 
         Returns ``returns`` (float64, shape (count, players), the convention of
         :meth:`~ringgames.protocol.State.returns`), ``length`` (int32, actions played),
@@ -266,7 +268,7 @@ class RingsState(KernelState):
         winners = np.zeros(count, np.int32)
         lengths = np.zeros(count, np.int32)
         returns = np.zeros((count, n), np.float64)
-        K.playouts(self.s, count, seed, scores, winners, lengths, returns)
+        K.playouts(self.s, count, seed_state(seed), scores, winners, lengths, returns)
         return {"returns": returns, "length": lengths, "scores": scores, "winners": winners}
 
     # -- helpers for people and programs --------------------------------------

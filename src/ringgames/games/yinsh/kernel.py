@@ -17,10 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...jit import drop_stale_cache, njit
+from ... import rng as _rng
+from ...rng import below
 from .board import BETWEEN, NUM_POINTS, RAYS, WINDOWS, WINDOWS_THROUGH
 from . import board as _board
 
-drop_stale_cache(__file__, _board.__file__)
+drop_stale_cache(__file__, _board.__file__, _rng.__file__)
 
 # ---------------------------------------------------------------- action ids
 PLACE = 0  # PLACE + point
@@ -354,29 +356,33 @@ def perft(s, depth):
 
 
 @njit
-def playout(s, max_actions):
-    """Uniformly random actions until the game ends (numba's RNG); returns the number played."""
+def playout(s, max_actions, rng, record):
+    """Uniformly random actions until the game ends or ``max_actions`` were played; returns
+    how many were played. Each is ``legal[below(rng, n)]`` of the ``n`` legal actions in
+    ascending order (:mod:`ringgames.rng`: the Python path draws the same); the first
+    ``len(record)`` actions are written into ``record``."""
     out = np.empty(MAX_LEGAL, dtype=np.int32)
     k = 0
     while s[WINNER] == ONGOING and k < max_actions:
-        n = gen_actions(s, out, False)
-        apply_action(s, out[np.random.randint(n)])
+        n = gen_actions(s, out, True)
+        a = out[below(rng, n)]
+        if k < record.shape[0]:
+            record[k] = a
+        apply_action(s, a)
         k += 1
     return k
 
 
 @njit
-def seed(value):
-    np.random.seed(value)
-
-
-@njit
 def playouts(s, count, seed_value, winners, reasons, lengths, removed):
-    """``count`` random playouts from ``s``: fills winners (DRAW=-1, 0, 1), reasons, lengths, removed[count, 2]."""
-    np.random.seed(seed_value)
+    """``count`` random playouts from ``s``, game i with seed ``seed_value + i`` (:mod:`ringgames.rng`):
+    fills winners (DRAW=-1, 0, 1), reasons, lengths, removed[count, 2]."""
+    rng = np.empty(1, dtype=np.uint64)
+    record = np.empty(0, dtype=np.int32)
     for i in range(count):
+        rng[0] = seed_value + np.uint64(i)
         t = s.copy()
-        lengths[i] = playout(t, 100000)
+        lengths[i] = playout(t, 100000, rng, record)
         winners[i] = t[WINNER]
         reasons[i] = t[REASON]
         removed[i, 0] = t[REMOVED]

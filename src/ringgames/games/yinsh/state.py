@@ -25,6 +25,7 @@ import numpy as np
 
 from ...kernel_state import KernelState
 from ...protocol import TERMINAL, Game, NotationError, Outcome
+from ...rng import seed_state
 from . import kernel as K
 from .board import BETWEEN, NUM_POINTS, POINT_NAMES, SYMMETRIES, WINDOW_ID, WINDOWS, window_of
 from .kernel import MOVE, NUM_ACTIONS, PASS, PLACE, RING, ROW
@@ -306,7 +307,8 @@ class YinshState(KernelState):
         return t
 
     def random_playouts(self, count: int, seed: int = 0) -> dict[str, np.ndarray]:
-        """``count`` uniformly random playouts from this position, run in the kernel.
+        """``count`` uniformly random playouts from this position, run in the kernel; game i is
+        the playout with seed ``seed + i`` (:mod:`ringgames.rng`).
 
         Returns arrays of length ``count``: ``winner`` (-1 draw, 0 White, 1 Black),
         ``reason`` (1 rings, 2 markers, 3 blocked), ``length`` (actions played) and
@@ -318,7 +320,7 @@ class YinshState(KernelState):
         reasons = np.empty(count, np.int32)
         lengths = np.empty(count, np.int32)
         removed = np.empty((count, 2), np.int32)
-        K.playouts(self.s, count, seed, winners, reasons, lengths, removed)
+        K.playouts(self.s, count, seed_state(seed), winners, reasons, lengths, removed)
         white = np.where(winners == 0, 1.0, np.where(winners == 1, -1.0, 0.0))
         return {"winner": winners, "reason": reasons, "length": lengths, "removed": removed,
                 "returns": np.stack([white, -white], axis=1)}
