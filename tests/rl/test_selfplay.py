@@ -138,3 +138,13 @@ def test_load_refuses_what_is_not_self_play_data(tmp_path):
     bad.write_bytes(b"not parquet at all")
     with pytest.raises(selfplay.SelfPlayError, match="not a readable Parquet file"):
         selfplay.load(tmp_path)
+
+
+def test_level_agents_that_search_with_mcts_give_their_policy():
+    game = ringgames.load_game("rings", players=3)
+    state = game.new_initial_state()
+    level = selfplay.seeded_agent("level:3,scale=0.05", 1)  # RINGS with 3+ players: level 3 is MCTS
+    a = level.choose(state)
+    visits = selfplay._searcher(level, game).root_visits()
+    assert visits and a in visits and set(visits) <= set(state.legal_actions())
+    assert not hasattr(selfplay._searcher(selfplay.seeded_agent("level:2", 1), game), "root_visits")  # greedy

@@ -83,6 +83,12 @@ def _settings(game: ringgames.Game, agent: str, per_file: int, seed: int) -> dic
     }
 
 
+def _searcher(agent: Agent, game: ringgames.Game) -> Agent:
+    """The agent that searches for ``agent``: a ``level:N`` agent's own agent for this game."""
+    agent_for = getattr(agent, "agent_for", None)
+    return agent_for(game.name, game.num_players) if agent_for is not None else agent
+
+
 def play_game(game: ringgames.Game, agent: str, seed: int, game_id: int) -> dict[str, Any]:
     """Play one self-play game; its rows as column lists (see the module docstring)."""
     n = game.num_players
@@ -98,7 +104,7 @@ def play_game(game: ringgames.Game, agent: str, seed: int, game_id: int) -> dict
         a = int(agents[p].choose(state))
         if not mask[a]:
             raise SelfPlayError(f"agent {agent!r} chose the illegal action {a} at ply {len(state.history)}")
-        visits_of = getattr(agents[p], "root_visits", None)
+        visits_of = getattr(_searcher(agents[p], game), "root_visits", None)
         visits = visits_of() if visits_of is not None else None
         cols["ply"].append(len(state.history))
         cols["player"].append(p)
