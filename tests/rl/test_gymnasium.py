@@ -116,3 +116,19 @@ def test_bad_settings_are_refused():
         SingleAgentEnv("rings", players=9)
     with pytest.raises(ValueError, match="render_mode"):
         SingleAgentEnv("gyges", render_mode="text")
+
+
+def test_truncation_after_truncation_length():
+    env = SingleAgentEnv("gyges", variant="beginner", opponent="random")
+    env.truncation_length = 4  # the real cap is 1,000 actions; the mechanism is the same
+    obs, _ = env.reset(seed=0)
+    flags = []
+    while True:
+        obs, reward, terminated, truncated, _ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        flags.append((reward, terminated, truncated))
+        if terminated or truncated:
+            break
+    assert flags == [(0.0, False, False), (0.0, False, True)] and len(env.state.history) == 4
+    assert not obs["action_mask"].any()
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(0)
