@@ -72,6 +72,8 @@ def test_research_protocol(name, variant, players):
     assert game.truncation_length() <= game.max_game_length()
     shape = game.observation_shape()
     assert len(game.observation_planes()) == shape[0]
+    for p in range(game.num_players):
+        assert np.array_equal(np.sort(game.observer_actions(p)), np.arange(game.num_distinct_actions))
     rng = random.Random(99)
     for _ in range(2):
         s = game.new_initial_state()

@@ -176,3 +176,51 @@ def test_masks_and_bad_players(name, variant, players):
     with pytest.raises(ValueError, match="game is over"):
         s.observation_tensor()
     assert s.observation_tensor(1).shape == game.observation_shape()
+
+
+def test_gyges_north_sees_its_moves_as_south_would():
+    """North's observation and its actions in its own frame are those of South in the position
+    with the rows reversed (the rules are the same for both sides)."""
+    from ringgames.games.gyges.board import NSQ, SIZE
+    from ringgames.games.gyges.notation import format_position
+
+    game = load_game("gyges")
+    assert (game.observer_actions(0) == np.arange(game.num_distinct_actions)).all()
+    perm = game.observer_actions(1)
+    assert (perm[perm] == np.arange(game.num_distinct_actions)).all()  # its own inverse
+    rng = random.Random(4)
+    checked = 0
+    s = game.state_from_position("321123/000000/000000/000000/000000/123321 S")
+    while not s.is_terminal() and checked < 25:
+        if s.current_player() == 1:
+            board = s.board
+            flipped = [board[(SIZE - 1 - sq // SIZE) * SIZE + sq % SIZE] for sq in range(NSQ)]
+            t = game.state_from_position(format_position(flipped, 0))
+            mask = np.zeros(game.num_distinct_actions, dtype=bool)
+            mask[perm[s.legal_actions()]] = True
+            assert (mask == t.legal_action_mask()).all()
+            a, b = s.observation_tensor(1), t.observation_tensor(0)
+            names = [n for n, _ in game.observation_planes()]
+            keep = [i for i, n in enumerate(names) if n not in ("is_north", "repeated")]
+            assert np.array_equal(a[keep], b[keep])
+            checked += 1
+        s.apply_action(rng.choice(s.legal_actions()))
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("name", ["yinsh", "gyges", "rings"])
+def test_docs_list_every_plane(name):
+    """docs/research.md documents each plane under its name and index."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "research.md").read_text()
+    game = load_game(name)
+    section = text.split(f"### {game.title}: {game.observation_shape()}")[1].split("###")[0]
+    for i, (plane_name, _) in enumerate(game.observation_planes()):
+        base = re.sub(r"\d$", "", plane_name)
+        if name == "rings" and base != plane_name:  # a per-seat-slot plane: one row for slots 0..5
+            k = int(plane_name[-1])
+            assert f"| {i - k}–{i - k + 5} | `{base}0`…`{base}5` |" in section, plane_name
+        else:
+            assert f"| {i} | `{plane_name}` |" in section, plane_name

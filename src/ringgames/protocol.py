@@ -295,6 +295,13 @@ class Game(abc.ABC):
         """``(name, meaning)`` of each observation plane, in order (documentation and tests)."""
         raise NotImplementedError(f"{self.title} has no observation tensor")
 
+    def observer_actions(self, player: int) -> np.ndarray:
+        """Action ids in ``player``'s frame, matching the observation's perspective: ``perm[a]`` is
+        the id of action ``a`` as the observer sees the board (``int64``, a permutation; map a
+        policy back with ``policy[perm]``). The identity except where the observation turns the
+        board (Gygès: North's view has the rows reversed, so its moves are flipped too)."""
+        return np.arange(self.num_distinct_actions, dtype=np.int64)
+
     def symmetries(self) -> list["Symmetry"]:
         """The board symmetries (the identity first) for data augmentation."""
         raise NotImplementedError(f"{self.title} lists no symmetries")

@@ -13,10 +13,10 @@ import numpy as np
 
 from ...protocol import Symmetry
 from . import kernel as K
-from .board import NSQ, NUM_ACTIONS, SIZE, mirror_action, mirror_board
+from .board import GOAL, MOVE_BASE, NSQ, NUM_ACTIONS, PASS, SIZE, decode_move, encode_move, mirror_action, mirror_board
 from .notation import format_position, parse_position
 
-__all__ = ["PLANES", "SHAPE", "observation", "symmetries"]
+__all__ = ["PLANES", "SHAPE", "north_actions", "observation", "symmetries"]
 
 PLANES: tuple[tuple[str, str], ...] = (
     ("height1", "1 on squares holding a piece with 1 ring"),
@@ -55,6 +55,18 @@ def observation(state, player: int) -> np.ndarray:
     if s[K.REPLACE]:
         out[_P["replace"]] = 1.0
     return out.reshape(SHAPE)
+
+
+def north_actions() -> np.ndarray:
+    """``perm[a]``: action a with the rows reversed (row r <-> row 7 - r), as North's observation
+    shows the board; arrangements and pass stay (North's set goes on its own home row). Its own
+    inverse."""
+    perm = np.arange(NUM_ACTIONS, dtype=np.int64)
+    flip = _FLIP.tolist() + [GOAL]
+    for a in range(MOVE_BASE, PASS):
+        s, e, d = decode_move(a)
+        perm[a] = encode_move(flip[s], flip[e], flip[d])
+    return perm
 
 
 def _mirror_position(position: str) -> str:
