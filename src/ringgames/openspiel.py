@@ -23,7 +23,7 @@ actions, player ids, returns and the observation tensor (``game.observation_shap
 observing player's perspective) are the protocol's. The game is sequential, deterministic and of
 perfect information; the utility bounds and whether it is zero-sum come from the protocol's game
 description. OpenSpiel's ``max_game_length`` is the protocol's ``truncation_length()`` (the
-rules' bound ``max_game_length()`` where that is useful; Gygès: 1,000 actions): a game still going
+rules' bound ``max_game_length()`` where that is useful; Gygès: 10,000 actions): a game still going
 there ends as a draw (:meth:`RingGamesState.truncated`).
 """
 

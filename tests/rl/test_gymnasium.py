@@ -120,7 +120,7 @@ def test_bad_settings_are_refused():
 
 def test_truncation_after_truncation_length():
     env = SingleAgentEnv("gyges", variant="beginner", opponent="random")
-    env.truncation_length = 4  # the real cap is 1,000 actions; the mechanism is the same
+    env.truncation_length = 4  # the real Gygès cap is 10,000 actions; the mechanism is the same
     obs, _ = env.reset(seed=0)
     flags = []
     while True:
@@ -132,3 +132,19 @@ def test_truncation_after_truncation_length():
     assert not obs["action_mask"].any()
     with pytest.raises(RuntimeError, match="episode is over"):
         env.step(0)
+
+
+def test_observer_action_frame_for_north():
+    env = SingleAgentEnv("gyges", variant="beginner", opponent="random", seat=1, action_frame="observer")
+    perm = env.game.observer_actions(1)
+    obs, info = env.reset(seed=3)
+    for _ in range(5):
+        state = env.state
+        assert np.array_equal(obs["action_mask"].astype(bool)[perm], state.legal_action_mask())
+        assert np.array_equal(info["action_mask"], obs["action_mask"].astype(bool))
+        o = int(np.flatnonzero(obs["action_mask"])[-1])
+        before = len(state.history)
+        obs, _, terminated, truncated, info = env.step(o)
+        assert state.history[before] == int(np.argsort(perm)[o])
+        if terminated or truncated:
+            break

@@ -88,11 +88,43 @@ def test_illegal_action_is_refused_and_changes_nothing():
     assert env.unwrapped.state.position() == position and env.agent_selection == "player_0"
 
 
+def test_observer_action_frame_turns_gyges_for_north():
+    aec = need("ringgames.envs.aec")
+    game = ringgames.load_game("gyges")
+    frame = aec.ActionFrame(game, "observer")
+    # the same board with North to move looks to North as it looks to South with South to move
+    south = game.state_from_position("321123/000000/000000/000000/000000/321123 S")
+    north = game.state_from_position("321123/000000/000000/000000/000000/321123 N")
+    assert not np.array_equal(north.legal_action_mask(), south.legal_action_mask())
+    assert np.array_equal(frame.mask(1, north.legal_action_mask()), south.legal_action_mask())
+    assert np.array_equal(frame.mask(0, south.legal_action_mask()), south.legal_action_mask())
+    # through the environment: North's masks and actions in its frame, the protocol sees absolute ids
+    env = make("gyges_v0", variant="beginner", action_frame="observer")
+    env.reset()
+    rng = random.Random(2)
+    perm = game.observer_actions(1)
+    for _ in range(30):
+        agent = env.agent_selection
+        if env.terminations[agent]:
+            break
+        seat = int(agent[-1])
+        state = env.unwrapped.state
+        m = env.observe(agent)["action_mask"].astype(bool)
+        want = state.legal_action_mask()
+        assert np.array_equal(m[perm] if seat == 1 else m, want)
+        o = rng.choice(np.flatnonzero(m).tolist())
+        before = len(state.history)
+        env.step(o)
+        assert state.history[before] == (int(np.argsort(perm)[o]) if seat == 1 else o)
+    with pytest.raises(ValueError, match="action_frame"):
+        make("gyges_v0", action_frame="north")
+
+
 def test_truncation_after_truncation_length():
     env = make("gyges_v0", variant="beginner")
     env.reset()
     raw = env.unwrapped
-    raw.truncation_length = 5  # the real cap is 1,000 actions; the mechanism is the same
+    raw.truncation_length = 5  # the real Gygès cap is 10,000 actions; the mechanism is the same
     for _ in range(5):
         assert not any(env.truncations.values())
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))

@@ -68,6 +68,21 @@ def test_three_tiny_mcts_games_read_back_and_resume(tmp_path):
     assert np.array_equal(np.unpackbits(packed, axis=1, count=game.num_distinct_actions).view(bool), data["legal_mask"])
     i = int(np.argmax([len(a) for a in sparse["policy_actions"]]))
     assert np.array_equal(np.flatnonzero(pol[i]), sparse["policy_actions"][i])
+    # the observer's frame: North's rows renumbered by game.observer_actions(1), South's unchanged
+    obs_frame = selfplay.load(out, frame="observer")
+    perm = game.observer_actions(1)
+    north = data["player"] == 1
+    assert north.any() and (~north).any()
+    assert np.array_equal(obs_frame["action"][north], perm[data["action"][north]])
+    assert np.array_equal(obs_frame["action"][~north], data["action"][~north])
+    assert np.array_equal(obs_frame["legal_mask"][north][:, perm], data["legal_mask"][north])
+    assert np.array_equal(obs_frame["policy"][north][:, perm], pol[north])
+    assert obs_frame["legal_mask"][rows, obs_frame["action"]].all()
+    packed_obs = selfplay.load(out, mask="packed", policy="sparse", frame="observer")
+    assert np.array_equal(np.unpackbits(packed_obs["legal_mask"], axis=1, count=game.num_distinct_actions).view(bool),
+                          obs_frame["legal_mask"])
+    assert all(np.array_equal(np.sort(a), np.flatnonzero(obs_frame["policy"][i]))
+               for i, a in enumerate(packed_obs["policy_actions"]))
     # a rerun skips what is written; a larger --games adds only the new games, in its own file
     mtimes = {p.name: p.stat().st_mtime_ns for p in out.glob("*.parquet")}
     again = selfplay.generate("gyges", "mcts:iterations=12", 3, out, variant="beginner", per_file=2)

@@ -10,7 +10,10 @@
   consecutive selections of the same agent.
 * Rewards: 0 until the end, then ``State.returns()`` (for two players +1/−1/0).
 * A game still going after ``game.truncation_length()`` actions is truncated (every agent's
-  ``truncations`` entry True, rewards 0); only Gygès gets there in practice (1,000 actions).
+  ``truncations`` entry True, rewards 0); only Gygès has such a cap (10,000 actions).
+* ``action_frame="observer"`` numbers actions (and masks) in each agent's own frame,
+  ``game.observer_actions(seat)``, the frame of its observation: Gygès turns the board for North,
+  so one network can play both seats; the default ``"absolute"`` uses the protocol's ids.
 * An illegal action raises :class:`ValueError` (with the agent and the action) and changes nothing.
 * ``render_mode="human"`` prints ``State.render()`` after each step; ``"rgb_array"`` returns the
   board as an ``(H, W, 3)`` ``uint8`` image (:func:`ringgames.envs.render.render_rgb`).
@@ -34,9 +37,40 @@ _spaces = require("gymnasium.spaces", "ringgames.envs (PettingZoo)")
 _seeding = require("gymnasium.utils.seeding", "ringgames.envs (PettingZoo)")
 _wrappers = require("pettingzoo.utils.wrappers", "ringgames.envs (PettingZoo)")
 
-__all__ = ["RENDER_MODES", "RingGamesAECEnv", "observation_space"]
+__all__ = ["RENDER_MODES", "ActionFrame", "RingGamesAECEnv", "observation_space"]
 
 RENDER_MODES = ("human", "rgb_array")
+
+
+class ActionFrame:
+    """Action ids as one seat sees them: ``"absolute"`` (the protocol's ids) or ``"observer"``
+    (``game.observer_actions(seat)``: the frame of that seat's observation, where Gygès turns the
+    board for North, so that one network can play either seat)."""
+
+    def __init__(self, game: ringgames.Game, frame: str):
+        if frame not in ("absolute", "observer"):
+            raise ValueError(f"action_frame must be 'absolute' or 'observer', not {frame!r}")
+        self.frame = frame
+        ident = np.arange(game.num_distinct_actions, dtype=np.int64)
+        perms = [np.asarray(game.observer_actions(p), dtype=np.int64) if frame == "observer" else ident
+                 for p in range(game.num_players)]
+        #: Per seat: ``to_seat[p][a]`` is the seat-frame id of absolute action ``a``, ``to_absolute[p]`` its inverse.
+        self.to_seat = [None if np.array_equal(perm, ident) else perm for perm in perms]
+        self.to_absolute = [None if perm is None else np.argsort(perm) for perm in self.to_seat]
+
+    def mask(self, seat: int, mask: np.ndarray) -> np.ndarray:
+        """An absolute mask in ``seat``'s frame."""
+        perm = self.to_seat[seat]
+        if perm is None:
+            return mask
+        out = np.empty_like(mask)
+        out[perm] = mask
+        return out
+
+    def absolute(self, seat: int, action: int) -> int:
+        """``seat``'s action id as the protocol's id."""
+        inv = self.to_absolute[seat]
+        return action if inv is None else int(inv[action])
 
 
 def observation_space(game: ringgames.Game) -> Any:
@@ -52,7 +86,7 @@ class RingGamesAECEnv(_pz.AECEnv):
                                 "render_fps": 2}
 
     def __init__(self, game: str, variant: str | None = None, players: int | None = None,
-                 render_mode: str | None = None, env_name: str | None = None):
+                 render_mode: str | None = None, env_name: str | None = None, action_frame: str = "absolute"):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None, 'human' or 'rgb_array', not {render_mode!r}")
@@ -60,6 +94,8 @@ class RingGamesAECEnv(_pz.AECEnv):
         self.game = ringgames.load_game(game, variant=variant, players=players)
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "name": env_name or f"{self.game.name}_v0"}
+        #: How action ids and masks are numbered (see :class:`ActionFrame`).
+        self.action_frame = ActionFrame(self.game, action_frame)
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
@@ -94,7 +130,7 @@ class RingGamesAECEnv(_pz.AECEnv):
         seat = self.agent_name_mapping[agent]
         obs = np.asarray(state.observation_tensor(seat), dtype=np.float32)
         if state.current_player() == seat:
-            mask = np.asarray(state.legal_action_mask(), dtype=np.int8)
+            mask = self.action_frame.mask(seat, np.asarray(state.legal_action_mask(), dtype=np.int8))
         else:
             mask = np.zeros(self.game.num_distinct_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
@@ -123,8 +159,11 @@ class RingGamesAECEnv(_pz.AECEnv):
             a = int(action)
         except (TypeError, ValueError):
             raise ValueError(f"{agent}: an action is an int action id, not {str(action)[:80]!r}") from None
-        if not 0 <= a < self.game.num_distinct_actions or not state.legal_action_mask()[a]:
-            raise ValueError(f"{agent}: action {a} is not legal here (see the observation's action_mask)")
+        if not 0 <= a < self.game.num_distinct_actions:
+            raise ValueError(f"{agent}: action {a} is not an action id (0–{self.game.num_distinct_actions - 1})")
+        a = self.action_frame.absolute(self.agent_name_mapping[agent], a)
+        if not state.legal_action_mask()[a]:
+            raise ValueError(f"{agent}: action {int(action)} is not legal here (see the observation's action_mask)")
         self._cumulative_rewards[agent] = 0.0
         state.apply_action(a)
         if state.is_terminal():
@@ -172,11 +211,15 @@ def make_env_fns(game: str) -> tuple[Callable[..., Any], Callable[..., RingGames
     variants = ", ".join(repr(v) for v in cls.variants)
     lo, hi = cls.player_range
 
-    def raw_env(variant: str | None = None, players: int | None = None, render_mode: str | None = None) -> RingGamesAECEnv:
-        return RingGamesAECEnv(game, variant=variant, players=players, render_mode=render_mode, env_name=env_name)
+    def raw_env(variant: str | None = None, players: int | None = None, render_mode: str | None = None,
+                action_frame: str = "absolute") -> RingGamesAECEnv:
+        return RingGamesAECEnv(game, variant=variant, players=players, render_mode=render_mode, env_name=env_name,
+                               action_frame=action_frame)
 
-    def env(variant: str | None = None, players: int | None = None, render_mode: str | None = None) -> Any:
-        return _wrappers.OrderEnforcingWrapper(raw_env(variant=variant, players=players, render_mode=render_mode))
+    def env(variant: str | None = None, players: int | None = None, render_mode: str | None = None,
+            action_frame: str = "absolute") -> Any:
+        return _wrappers.OrderEnforcingWrapper(raw_env(variant=variant, players=players, render_mode=render_mode,
+                                                       action_frame=action_frame))
 
     seats = f"{lo}–{hi} players" if hi > lo else f"{lo} players"
     raw_env.__doc__ = f"The bare AEC environment of {cls.title} ({seats}; variants {variants})."

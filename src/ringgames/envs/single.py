@@ -13,10 +13,12 @@
   (``ringgames.ai.agents.make_agent`` specs, seeded from the reset's seed) move in between; a
   multi-decision turn of the learner is several steps.
 * ``reward``: 0 until the end, then the learner's ``State.returns()`` entry; an episode still
-  going after ``game.truncation_length()`` actions (all seats') is truncated (Gygès: 1,000).
+  going after ``game.truncation_length()`` actions (all seats') is truncated (Gygès: 10,000).
 * An illegal action ends the episode with ``illegal_reward`` (default: the game's minimum utility)
   and ``info["illegal_action"] = True``, as PettingZoo's illegal-move wrapper does; with
   ``illegal="raise"`` it raises :class:`ValueError` instead.
+* ``action_frame="observer"``: action ids and masks in the learner's own frame
+  (``game.observer_actions(seat)``, the frame of its observation; Gygès turns the board for North).
 * ``seat``: the learner's seat (default 0), ``"random"`` for a random seat each episode, or
   ``reset(options={"seat": k})``.
 """
@@ -33,7 +35,7 @@ import ringgames
 from ..ai.agents import Agent, make_agent, with_seed
 from ..protocol import State
 from ..rl._extra import require
-from .aec import RENDER_MODES, observation_space
+from .aec import RENDER_MODES, ActionFrame, observation_space
 
 _gym = require("gymnasium", "ringgames.envs.SingleAgentEnv")
 
@@ -47,13 +49,15 @@ class SingleAgentEnv(_gym.Env):
 
     def __init__(self, game: str = "yinsh", variant: str | None = None, players: int | None = None,
                  opponent: str = "random", seat: int | str = 0, render_mode: str | None = None,
-                 illegal: str = "lose", illegal_reward: float | None = None):
+                 illegal: str = "lose", illegal_reward: float | None = None, action_frame: str = "absolute"):
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None, 'human' or 'rgb_array', not {render_mode!r}")
         if illegal not in ("lose", "raise"):
             raise ValueError(f"illegal must be 'lose' or 'raise', not {illegal!r}")
         #: The ringgames game (protocol).
         self.game = ringgames.load_game(game, variant=variant, players=players)
+        #: How the learner's action ids and masks are numbered (see :class:`~ringgames.envs.aec.ActionFrame`).
+        self.action_frame = ActionFrame(self.game, action_frame)
         if seat != "random" and not (isinstance(seat, int) and 0 <= seat < self.game.num_players):
             raise ValueError(f"seat must be 0–{self.game.num_players - 1} or 'random', not {seat!r}")
         self.opponent_spec = opponent
@@ -104,7 +108,12 @@ class SingleAgentEnv(_gym.Env):
             a = int(action)
         except (TypeError, ValueError):
             raise ValueError(f"an action is an int action id, not {str(action)[:80]!r}") from None
-        if not 0 <= a < self.game.num_distinct_actions or not state.legal_action_mask()[a]:
+        legal = 0 <= a < self.game.num_distinct_actions
+        if legal:
+            a = self.action_frame.absolute(self.seat, a)
+            legal = bool(state.legal_action_mask()[a])
+        if not legal:
+            a = int(action)
             if self.illegal == "raise":
                 raise ValueError(f"action {a} is not legal here (see the observation's action_mask)")
             self._over_by_illegal = True
@@ -136,10 +145,10 @@ class SingleAgentEnv(_gym.Env):
         return render_rgb(self.state)
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as a bool array (all False once the episode is over)."""
+        """The learner's legal actions as a bool array, in its action frame (all False once the episode is over)."""
         if self.state is None or self.state.is_terminal() or self._over_by_illegal or self._truncated:
             return np.zeros(self.game.num_distinct_actions, dtype=bool)
-        return np.asarray(self.state.legal_action_mask(), dtype=bool)
+        return self.action_frame.mask(self.seat, np.asarray(self.state.legal_action_mask(), dtype=bool))
 
     # -- helpers -----------------------------------------------------------------------------
     _over_by_illegal = False

@@ -268,7 +268,8 @@ def generate(game: str, agent: str, games: int, out: str | os.PathLike, *, varia
     return {"games": games, "skipped": skipped, "written": len(missing), "rows": rows}
 
 
-def load(path: str | os.PathLike, policy: str = "dense", mask: str = "dense") -> dict[str, np.ndarray]:
+def load(path: str | os.PathLike, policy: str = "dense", mask: str = "dense",
+         frame: str = "absolute") -> dict[str, np.ndarray]:
     """Read a self-play directory (or one of its files) into NumPy arrays, rows sorted by (game_id, ply).
 
     Keys: ``game_id`` int64[N], ``ply`` int32[N], ``player`` int8[N], ``observation``
@@ -279,7 +280,10 @@ def load(path: str | os.PathLike, policy: str = "dense", mask: str = "dense") ->
     ``policy="sparse"`` ``policy_actions`` / ``policy_visits`` (object arrays of int32 arrays).
     ``mask="packed"`` keeps ``legal_mask`` as the stored bits, uint8[N, ceil(A / 8)]
     (``np.unpackbits(m, axis=-1, count=A).view(bool)`` per batch): Gygès has A = 49,375, so dense
-    masks and policies take 49 KB and 197 KB per row.
+    masks and policies take 49 KB and 197 KB per row. ``frame="observer"`` renumbers ``action``,
+    ``legal_mask`` and the policy in each row's deciding player's frame (``game.observer_actions``,
+    the frame of the observation: Gygès turns the board for North), as one network playing every
+    seat wants them; the default ``"absolute"`` keeps the protocol's ids.
     """
     pa = require("pyarrow", "self-play data")
     pq = require("pyarrow.parquet", "self-play data")
@@ -287,6 +291,8 @@ def load(path: str | os.PathLike, policy: str = "dense", mask: str = "dense") ->
         raise ValueError(f"policy must be 'dense' or 'sparse', not {policy!r}")
     if mask not in ("dense", "packed"):
         raise ValueError(f"mask must be 'dense' or 'packed', not {mask!r}")
+    if frame not in ("absolute", "observer"):
+        raise ValueError(f"frame must be 'absolute' or 'observer', not {frame!r}")
     p = Path(path)
     files = sorted(p.glob("games-*.parquet")) if p.is_dir() else [p]
     if not files:
@@ -337,7 +343,41 @@ def load(path: str | os.PathLike, policy: str = "dense", mask: str = "dense") ->
     else:
         out["policy_actions"] = np.array([np.asarray(a or [], np.int32) for a in acts] + [None], dtype=object)[:-1]
         out["policy_visits"] = np.array([np.asarray(v or [], np.int32) for v in visits] + [None], dtype=object)[:-1]
+    if frame == "observer":
+        _to_observer_frame(out, meta)
     return out
+
+
+def _permute_columns(values: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """Per-action rows moved to the images: ``out[:, perm[a]] = values[:, a]``."""
+    out = np.empty_like(values)
+    out[:, perm] = values
+    return out
+
+
+def _to_observer_frame(out: dict[str, np.ndarray], meta: dict) -> None:
+    """Renumber the action columns of ``out`` in place, each row in its player's frame."""
+    game = ringgames.load_game(meta["game"], meta["variant"], meta["players"])
+    num_actions = game.num_distinct_actions
+    ident = np.arange(num_actions, dtype=np.int64)
+    out["action"] = out["action"].copy()  # Arrow's buffer is read-only
+    for p in range(game.num_players):
+        perm = np.asarray(game.observer_actions(p), dtype=np.int64)
+        rows = np.flatnonzero(out["player"] == p)
+        if np.array_equal(perm, ident) or not len(rows):
+            continue
+        out["action"][rows] = perm[out["action"][rows]]
+        m = out["legal_mask"]
+        if m.dtype == np.uint8:  # packed
+            dense = np.unpackbits(m[rows], axis=1, count=num_actions)
+            m[rows] = np.packbits(_permute_columns(dense, perm), axis=1)
+        else:
+            m[rows] = _permute_columns(m[rows], perm)
+        if "policy" in out:
+            out["policy"][rows] = _permute_columns(out["policy"][rows], perm)
+        else:
+            for i in rows:
+                out["policy_actions"][i] = perm[out["policy_actions"][i]].astype(np.int32)
 
 
 def _unpack_masks(column: Any, n: int, num_actions: int, unpack: bool = True) -> np.ndarray:
