@@ -959,7 +959,7 @@ def playout(s, keys, max_actions, rng, record, fast, heads, links, nexts, st_sq,
 
     Each action is ``legal[below(rng, n)]`` of the ``n`` legal actions in ascending order
     (:mod:`ringgames.rng`: the Python path draws the same); with ``fast``, play-phase moves
-    come from :func:`random_move` instead (uniform too, about 2.5 times faster, the same game
+    come from :func:`random_move` instead (uniform too, about 5 times faster, the same game
     for the same seed, but not the game of the Python path). The first ``len(record)``
     actions are written into ``record``. ``keys`` holds the earlier play-phase keys
     (``keys[:s[NKEYS]]``); it may be replaced by a larger array, so the (possibly new)

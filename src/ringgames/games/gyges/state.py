@@ -362,7 +362,7 @@ class GygesState(KernelState):
         """``count`` uniformly random playouts from this position, run in the kernel; game i is
         the playout with seed ``seed + i`` (:mod:`ringgames.rng`): with ``sampler="exact"`` the
         same game as the Python path; ``"fast"`` draws moves by rejection from an
-        over-approximation of the targets (:func:`.kernel.random_move`; uniform too, about 2.5
+        over-approximation of the targets (:func:`.kernel.random_move`; uniform too, about 5
         times the playouts per second, reproducible per seed, but other games).
 
         The setup, if not done, is random too; the repetition rule counts the positions of
