@@ -20,10 +20,13 @@ def _examples() -> list[str]:
     if own.exists():
         text = own.read_text()
     else:
-        text = (DOCS / "research.md").read_text()
-        start = text.index("## Adapters")
-        end = text.find("\n## ", text.index("## Self-play data") + 1)
-        text = text[start:] if end < 0 else text[start:end]
+        full = (DOCS / "research.md").read_text()
+        parts = []
+        for title in ("## Adapters", "## Self-play data"):
+            start = full.index(title)
+            end = full.find("\n## ", start + 1)
+            parts.append(full[start:] if end < 0 else full[start:end])
+        text = "\n".join(parts)
     return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
 
 
