@@ -511,7 +511,7 @@ def selfplay(game, agent, games, out, jobs, variant, players, per_file, seed):
     _check_specs([agent])
     try:
         cli_selfplay(game, agent, games, out, jobs, variant, players, per_file, seed, click.echo)
-    except (ImportError, RingGamesError) as exc:
+    except (ImportError, OSError, RingGamesError) as exc:
         raise click.ClickException(str(exc)) from None
 
 
