@@ -41,7 +41,7 @@ from .rl._extra import require
 pyspiel = require("pyspiel", "ringgames.openspiel")
 _observation = require("open_spiel.python.observation", "ringgames.openspiel")
 
-__all__ = ["GAMES", "RingGamesGame", "RingGamesObserver", "RingGamesState", "register"]
+__all__ = ["GAMES", "GAME_CLASSES", "RingGamesGame", "RingGamesObserver", "RingGamesState", "register"]
 
 #: OpenSpiel name -> (ringgames name, variant, long name).
 GAMES: dict[str, tuple[str, str | None, str]] = {
@@ -202,26 +202,52 @@ class RingGamesObserver:
         return state.ringgames_state.position()
 
 
-def _make_game_class(short_name: str) -> type[RingGamesGame]:
-    cls_name = "".join(part.title() for part in short_name.split("_")) + "Game"
-    return type(cls_name, (RingGamesGame,), {"short_name": short_name, "__doc__": f"OpenSpiel's ``{short_name}``."})
+class PythonYinshGame(RingGamesGame):
+    """OpenSpiel's ``python_yinsh``."""
+
+    short_name = "python_yinsh"
 
 
+class PythonYinshBlitzGame(RingGamesGame):
+    """OpenSpiel's ``python_yinsh_blitz``."""
+
+    short_name = "python_yinsh_blitz"
+
+
+class PythonGygesGame(RingGamesGame):
+    """OpenSpiel's ``python_gyges``."""
+
+    short_name = "python_gyges"
+
+
+class PythonGygesBeginnerGame(RingGamesGame):
+    """OpenSpiel's ``python_gyges_beginner``."""
+
+    short_name = "python_gyges_beginner"
+
+
+class PythonRingsGame(RingGamesGame):
+    """OpenSpiel's ``python_rings`` (parameter ``players``, 2–6)."""
+
+    short_name = "python_rings"
+
+
+#: OpenSpiel name -> the registered game class (module-level classes, so that games pickle).
+GAME_CLASSES: dict[str, type[RingGamesGame]] = {
+    cls.short_name: cls
+    for cls in (PythonYinshGame, PythonYinshBlitzGame, PythonGygesGame, PythonGygesBeginnerGame, PythonRingsGame)
+}
 _TYPES: dict[str, Any] = {}
-#: OpenSpiel name -> the registered game class.
-GAME_CLASSES: dict[str, type[RingGamesGame]] = {}
 
 
 def register() -> None:
     """Register the games with OpenSpiel (done on import; calling it again does nothing)."""
     registered = set(pyspiel.registered_names())
-    for short_name in GAMES:
-        if short_name in GAME_CLASSES:
-            continue
-        _TYPES[short_name] = _game_type(short_name)
-        GAME_CLASSES[short_name] = _make_game_class(short_name)
+    for short_name, cls in GAME_CLASSES.items():
+        if short_name not in _TYPES:
+            _TYPES[short_name] = _game_type(short_name)
         if short_name not in registered:
-            pyspiel.register_game(_TYPES[short_name], GAME_CLASSES[short_name])
+            pyspiel.register_game(_TYPES[short_name], cls)
 
 
 register()

@@ -125,3 +125,18 @@ def test_openspiel_mcts_bot_plays_yinsh_blitz_to_the_end():
     for a in history:
         replay.play(a)
     assert replay.is_terminal() and returns == replay.returns()
+
+
+def test_games_and_states_pickle_and_deserialize():
+    import pickle
+
+    g = pyspiel.load_game("python_rings(players=3)")
+    g2 = pickle.loads(pickle.dumps(g))
+    assert g2.num_players() == 3 and str(g2) == "python_rings(players=3)"
+    s = g.new_initial_state()
+    for a in (5, 77):
+        s.apply_action(a)
+    for copy in (pickle.loads(pickle.dumps(s)), g.deserialize_state(s.serialize())):
+        assert copy.history() == s.history()
+        assert copy.ringgames_state.position() == s.ringgames_state.position()
+        assert copy.current_player() == s.current_player()
