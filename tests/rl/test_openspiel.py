@@ -134,8 +134,8 @@ def test_games_and_states_pickle_and_deserialize():
     g2 = pickle.loads(pickle.dumps(g))
     assert g2.num_players() == 3 and str(g2) == "python_rings(players=3)"
     s = g.new_initial_state()
-    for a in (5, 77):
-        s.apply_action(a)
+    for k in (5, 40, 3):
+        s.apply_action(s.legal_actions()[k % len(s.legal_actions())])
     for copy in (pickle.loads(pickle.dumps(s)), g.deserialize_state(s.serialize())):
         assert copy.history() == s.history()
         assert copy.ringgames_state.position() == s.ringgames_state.position()
