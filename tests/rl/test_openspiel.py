@@ -140,3 +140,19 @@ def test_games_and_states_pickle_and_deserialize():
         assert copy.history() == s.history()
         assert copy.ringgames_state.position() == s.ringgames_state.position()
         assert copy.current_player() == s.current_player()
+
+
+def test_openspiel_rl_environment_plays_a_game():
+    rl_environment = need("open_spiel.python.rl_environment")
+    env = rl_environment.Environment("python_yinsh_blitz")
+    ts = env.reset()
+    rng = np.random.default_rng(0)
+    replay = ringgames.load_game("yinsh", "blitz").new_initial_state()
+    while not ts.last():
+        p = ts.observations["current_player"]
+        assert np.array_equal(np.asarray(ts.observations["info_state"][p], np.float32),
+                              replay.observation_tensor(p).ravel())
+        a = int(rng.choice(ts.observations["legal_actions"][p]))
+        ts = env.step([a])
+        replay.play(a)
+    assert replay.is_terminal() and ts.rewards == replay.returns()
