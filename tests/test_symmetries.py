@@ -51,6 +51,9 @@ def test_symmetries_map_masks_and_observations(name, variant, players):
             assert (base.legal_action_mask() == state.legal_action_mask()).all()
         mask = base.legal_action_mask()
         obs = [base.observation_tensor(p) for p in range(game.num_players)]
+        if name != "gyges":  # the position string holds everything the observation shows
+            for p in range(game.num_players):
+                assert np.array_equal(state.observation_tensor(p), obs[p])
         for sym in syms:
             t = game.state_from_position(sym.apply_position(base.position()))
             assert (t.legal_action_mask() == sym.apply_mask(mask)).all(), sym.name
@@ -118,3 +121,16 @@ def test_yinsh_rotation_moves_points_around_f6():
 
     centre = point_index("f6")  # the centre: every symmetry keeps it
     assert all(int(sym.apply_actions(centre)) == centre for sym in syms)
+
+
+@pytest.mark.parametrize("name,players", [("yinsh", None), ("gyges", None), ("rings", 3)])
+def test_symmetries_pickle(name, players):
+    """Symmetries travel to worker processes (self-play, batched data) intact."""
+    import pickle
+
+    game = load_game(name, None, players)
+    pos = game.new_initial_state().position()
+    for sym in game.symmetries():
+        back = pickle.loads(pickle.dumps(sym))
+        assert back.name == sym.name and (back.action_perm == sym.action_perm).all()
+        assert back.apply_position(pos) == sym.apply_position(pos)

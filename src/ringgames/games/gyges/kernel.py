@@ -1019,7 +1019,8 @@ def playouts(s, keys, count, seed_value, max_actions, fast, winners, reasons, le
     n0 = s[NKEYS]
     buf = np.empty(max(1024, 2 * n0 + 64), dtype=np.int64)
     for i in range(count):
-        rng[0] = seed_value + np.uint64(i)
+        rng[0] = seed_value
+        rng += np.uint64(i)  # an array operation: wraps mod 2**64 without a warning
         t = s.copy()
         buf[:n0] = keys[:n0]
         played, buf = playout(t, buf, max_actions, rng, record, fast, heads, links, nexts, st_sq, st_used)

@@ -69,6 +69,10 @@ def north_actions() -> np.ndarray:
     return perm
 
 
+def _same_position(position: str) -> str:
+    return position
+
+
 def _mirror_position(position: str) -> str:
     board, side = parse_position(position)
     return format_position(mirror_board(board), side)
@@ -76,7 +80,7 @@ def _mirror_position(position: str) -> str:
 
 def symmetries() -> list[Symmetry]:
     """The identity and the mirror a<->f (files reversed, in both players' views)."""
-    ident = Symmetry("identity", np.arange(NUM_ACTIONS, dtype=np.int64), np.arange(NSQ, dtype=np.int64), lambda p: p)
+    ident = Symmetry("identity", np.arange(NUM_ACTIONS, dtype=np.int64), np.arange(NSQ, dtype=np.int64), _same_position)
     cells = np.array([(sq // SIZE) * SIZE + SIZE - 1 - sq % SIZE for sq in range(NSQ)], dtype=np.int64)
     actions = np.array([mirror_action(a) for a in range(NUM_ACTIONS)], dtype=np.int64)
     return [ident, Symmetry("mirror", actions, cells, _mirror_position)]

@@ -390,7 +390,8 @@ def playouts(s, count, seed_value, scores, winners, lengths, returns):
     record = np.empty(0, dtype=np.int32)
     n = s[NPLAYERS]
     for i in range(count):
-        rng[0] = seed_value + np.uint64(i)
+        rng[0] = seed_value
+        rng += np.uint64(i)  # an array operation: wraps mod 2**64 without a warning
         t = s.copy()
         lengths[i] = playout(t, 1000000, rng, record)
         m = winners_mask(t)

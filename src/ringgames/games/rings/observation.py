@@ -11,6 +11,7 @@ of players on are 0), so that one network can play every player count. The table
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -142,21 +143,20 @@ SYMMETRY_POINTS: tuple[tuple[int, ...], ...] = tuple(m[1] for m in _MAPS)
 SYMMETRY_CIRCLES: tuple[tuple[int, ...], ...] = tuple(m[2] for m in _MAPS)
 
 
-def _map_position(pmap, num_players: int):
-    def apply(position: str) -> str:
-        owner, mover, phase, passes, resigned = parse_position(position, num_players)
-        new = [-1] * NUM_POINTS
-        for p in range(NUM_POINTS):
-            new[pmap[p]] = owner[p]
-        return format_position(new, num_players, mover, phase, passes, resigned)
-
-    return apply
+def _map_position(k: int, num_players: int, position: str) -> str:
+    """The position string under board symmetry ``k``."""
+    pmap = SYMMETRY_POINTS[k]
+    owner, mover, phase, passes, resigned = parse_position(position, num_players)
+    new = [-1] * NUM_POINTS
+    for p in range(NUM_POINTS):
+        new[pmap[p]] = owner[p]
+    return format_position(new, num_players, mover, phase, passes, resigned)
 
 
 def symmetries(num_players: int) -> list[Symmetry]:
     """The 12 symmetries of the hexagonal board (6 rotations, 6 reflections); the identity first."""
     out = []
-    for name, pmap, cmap in _MAPS:
+    for k, (name, pmap, cmap) in enumerate(_MAPS):
         pm = np.array(pmap, dtype=np.int64)
         cm = np.array(cmap, dtype=np.int64)
         actions = np.arange(NUM_ACTIONS, dtype=np.int64)
@@ -165,5 +165,5 @@ def symmetries(num_players: int) -> list[Symmetry]:
         cells = np.arange(H * W, dtype=np.int64)
         cells[POINT_CELL] = POINT_CELL[pm]
         cells[CIRCLE_CELLS] = CIRCLE_CELLS[cm]
-        out.append(Symmetry(name, actions, cells, _map_position(pmap, num_players)))
+        out.append(Symmetry(name, actions, cells, functools.partial(_map_position, k, num_players)))
     return out

@@ -380,7 +380,8 @@ def playouts(s, count, seed_value, winners, reasons, lengths, removed):
     rng = np.empty(1, dtype=np.uint64)
     record = np.empty(0, dtype=np.int32)
     for i in range(count):
-        rng[0] = seed_value + np.uint64(i)
+        rng[0] = seed_value
+        rng += np.uint64(i)  # an array operation: wraps mod 2**64 without a warning
         t = s.copy()
         lengths[i] = playout(t, 100000, rng, record)
         winners[i] = t[WINNER]

@@ -9,6 +9,8 @@ The table is :data:`PLANES` (and ``docs/research.md``).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ...protocol import Symmetry
@@ -86,17 +88,14 @@ def observation(state, player: int) -> np.ndarray:
     return out.reshape(SHAPE)
 
 
-def _map_position(k: int):
+def _map_position(k: int, position: str) -> str:
+    """The position string under board symmetry ``k``."""
     sym = SYMMETRIES[k]
-
-    def apply(position: str) -> str:
-        board, actor, phase, removed, mover, passes = parse_position(position)
-        new = [0] * NUM_POINTS
-        for p in range(NUM_POINTS):
-            new[sym[p]] = board[p]
-        return format_position(new, actor, phase, removed, mover, passes)
-
-    return apply
+    board, actor, phase, removed, mover, passes = parse_position(position)
+    new = [0] * NUM_POINTS
+    for p in range(NUM_POINTS):
+        new[sym[p]] = board[p]
+    return format_position(new, actor, phase, removed, mover, passes)
 
 
 def symmetries() -> list[Symmetry]:
@@ -110,5 +109,5 @@ def symmetries() -> list[Symmetry]:
         cells[CELL] = CELL[np.array(SYMMETRIES[k])]
         actions = np.array([transform_action(a, k) for a in range(K.NUM_ACTIONS)], dtype=np.int64)
         name = ("mirror+" if k >= 6 else "") + f"rot{60 * (k % 6)}"
-        out.append(Symmetry(name, actions, cells, _map_position(k)))
+        out.append(Symmetry(name, actions, cells, functools.partial(_map_position, k)))
     return out
