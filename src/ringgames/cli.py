@@ -1,4 +1,4 @@
-"""The ``ringgames`` command: perft, replay, play, bench, match, analyse, strength.
+"""The ``ringgames`` command: perft, replay, play, bench, match, analyse, strength, selfplay.
 
 Every command drives the games through the game protocol only.
 """
@@ -522,6 +522,28 @@ def _require_server(command: str) -> None:
             f"`ringgames {command}` runs the play site, whose packages are not installed here "
             f"(missing: {', '.join(missing)}). Install the server extra: pip install 'ringgames[server]' "
             "(in a checkout: pip install -e '.[server]'; scripts/run does it)")
+
+
+@main.command()
+@game_arg
+@click.option("--agent", required=True, help="Agent spec playing every seat: mcts:iterations=200, level:2, random, ...")
+@click.option("--games", "-n", type=click.IntRange(1), required=True, help="Number of games (ids 0 … N-1).")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Directory of the Parquet files (resumable).")
+@click.option("--jobs", "-j", type=click.IntRange(1), default=1, show_default=True, help="Parallel processes.")
+@variant_opt
+@players_opt
+@click.option("--per-file", type=click.IntRange(1), default=8, show_default=True, help="Games per Parquet file.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Base seed (each game and seat derives its own).")
+def selfplay(game, agent, games, out, jobs, variant, players, per_file, seed):
+    """Write self-play games as Parquet, one row per decision (needs 'ringgames[rl]'); see docs/research.md."""
+    from .rl.selfplay import cli_selfplay
+
+    _game(game, variant, players)
+    _check_specs([agent])
+    try:
+        cli_selfplay(game, agent, games, out, jobs, variant, players, per_file, seed, click.echo)
+    except (ImportError, OSError, RingGamesError) as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @main.command()

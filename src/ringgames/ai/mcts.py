@@ -82,6 +82,7 @@ class MCTSAgent:
         self.root_history: list[int] | None = None
         self.root_key: tuple[Game, str | None] | None = None
         self.last: dict = {}
+        self._visits: dict[int, int] = {}
 
     # -- tree reuse --------------------------------------------------------
     def _find_root(self, state: State) -> _Node | None:
@@ -209,11 +210,13 @@ class MCTSAgent:
         me = state.current_player()
         win = winning_action(state)
         if win is not None:
+            self._visits = {win: 1}
             self.last = {"action": win, "value": 1.0, "win_probability": 1.0, "pv": [win], "iterations": 0,
                          "visits": 0, "seconds": time.perf_counter() - t0}
             return self.last
         acts = state.legal_actions()
         if len(acts) == 1:
+            self._visits = {acts[0]: 1}
             self.last = {"action": acts[0], "value": 0.5, "win_probability": 0.5, "pv": acts[:1], "iterations": 0,
                          "visits": 0, "seconds": time.perf_counter() - t0}
             return self.last
@@ -222,9 +225,11 @@ class MCTSAgent:
         kids = [(a, ch) for a, ch in root.children.items() if allowed is None or a in allowed]
         if not kids:
             a = (sorted(allowed) if allowed else acts)[0]
+            self._visits = {a: 1}
             self.last = {"action": a, "value": 0.5, "win_probability": 0.5, "pv": [a], "iterations": self.iterations_done,
                          "visits": 0, "seconds": time.perf_counter() - t0}
             return self.last
+        self._visits = {b: nd.n for b, nd in kids}
         a, ch = max(kids, key=lambda t: (t[1].n, t[1].w[me] / t[1].n))
         pv = [a]
         node = ch
@@ -240,3 +245,20 @@ class MCTSAgent:
 
     def choose(self, state: State) -> int:
         return self.analyse(state)["action"]
+
+    def root_visits(self) -> dict[int, int]:
+        """The search policy of the last decision (:meth:`choose` / :meth:`analyse`): visit counts
+        of the root's children by action (the actions left out as unsafe are not in it).
+
+        A decision taken without a search (a win within the turn, a single legal action) gives
+        ``{action: 1}``; before any decision, ``{}``.
+
+        >>> from ringgames import load_game
+        >>> s = load_game("yinsh").new_initial_state()
+        >>> m = MCTSAgent(iterations=40, seed=1)
+        >>> a = m.choose(s)
+        >>> v = m.root_visits()
+        >>> sum(v.values()), v[a] == max(v.values())
+        (40, True)
+        """
+        return dict(self._visits)
