@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -14,7 +15,10 @@ from fastapi.staticfiles import StaticFiles
 
 from .. import GAMES
 from . import api, live
-from .service import ApiError, Hub
+from .errors import ApiError, describe_validation_errors
+from .security import SecuritySettings
+from .service import Hub
+from .views import without_default_422
 
 STATIC = Path(__file__).parent / "static"
 #: where /docs gets Swagger UI's script and style: the ``swagger-ui-bundle`` package, so the
@@ -30,7 +34,10 @@ def swagger_ui_dir() -> Path:
     return Path(swagger_ui_bundle.swagger_ui_path)
 
 
-def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> FastAPI:
+def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
+               behind_https: bool = False) -> FastAPI:
+    """The site. ``allowed_origins``: other origins whose pages may use the API and WebSockets (the site's own
+    host always may); ``behind_https``: served over HTTPS by a proxy, so the seat cookie is ``Secure``."""
     hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay)
 
     @asynccontextmanager
@@ -45,6 +52,7 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> Fa
                   docs_url=None, redoc_url=None,
                   description="Play YINSH, Gygès and RINGS: games, seats, actions, draws, records.")
     app.state.hub = hub
+    app.state.security = SecuritySettings.make(allowed_origins, behind_https)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
@@ -52,11 +60,17 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> Fa
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, exc: RequestValidationError):
-        errs = exc.errors()
-        msg = "; ".join(f"{'.'.join(str(x) for x in e.get('loc', ()))}: {e.get('msg')}" for e in errs[:5])
-        return JSONResponse({"error": "bad_request", "message": msg or "malformed request"}, status_code=400)
+        return JSONResponse({"error": "bad_request", "message": describe_validation_errors(exc.errors())}, status_code=400)
 
     app.include_router(api.router)
+    default_openapi = app.openapi
+
+    def openapi() -> dict:  # malformed requests are answered 400 (above), never FastAPI's default 422
+        if app.openapi_schema is None:
+            app.openapi_schema = without_default_422(default_openapi())
+        return app.openapi_schema
+
+    app.openapi = openapi
     app.include_router(live.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount(DOCS_ASSETS, StaticFiles(directory=swagger_ui_dir()), name="docs-assets")
