@@ -146,7 +146,7 @@ async def get_meta():
     return out
 
 
-@router.get("/games", summary="List games", description="status: open (waiting for players), live, finished, archived",
+@router.get("/games", summary="List games, most recently changed first", description="status: open (waiting for players), live, finished, archived",
             response_model=GameList, responses=errors(400))
 async def list_games(request: Request, status: Literal["open", "live", "finished", "archived"] | None = None,
                      limit: Annotated[int, Query(ge=1, le=500)] = 100):
@@ -231,13 +231,16 @@ async def get_chat(gid: GameId, request: Request):
 
 
 @router.post("/games/{gid}/rematch", status_code=201, summary="Play again: same game and seats, your seats stay yours",
-             response_model=CreatedGame, responses=errors(*GAME, *POST, 429))
+             description="Only players may ask, once the game is over (409 game_not_over before).",
+             response_model=CreatedGame, responses=errors(*GAME, *POST, 409, 429))
 async def rematch(gid: GameId, request: Request, response: Response, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
     old = await hub.room(gid)
     mine = hub.seats_for(old, tokens_of(request, gid))
     if not mine:
         raise ApiError(403, "not_your_seat", "only players can ask for another game")
+    if not old.state.is_terminal():
+        raise ApiError(409, "game_not_over", "the game is still being played")
     invites: dict[int, str] = {}
     async with old.lock:  # one new game per finished game: whoever asks second joins the first one's game
         nxt = old.row.tags.get("rematch")
@@ -277,7 +280,7 @@ async def get_positions(gid: GameId, request: Request):
 
 @router.get("/games/{gid}/record", response_class=PlainTextResponse, summary="The game as an .rgn record",
             responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}, "description": "the .rgn record"},
-                       **errors(*GAME)})
+                       **errors(*GAME, media_type="application/json")})
 async def get_record(gid: GameId, request: Request):
     from ..records import Record
 

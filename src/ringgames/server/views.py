@@ -154,8 +154,12 @@ ERROR_MEANING = {
 }
 
 
-def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """``responses=`` for a route: the given error statuses, each with :class:`ErrorResponse`."""
+def errors(*statuses: int, media_type: str | None = None) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` for a route: the given error statuses, each with :class:`ErrorResponse`. ``media_type``: for
+    routes whose success answer is not JSON (FastAPI would file the errors under the route's media type)."""
+    if media_type:
+        ref = {"$ref": "#/components/schemas/ErrorResponse"}
+        return {s: {"description": ERROR_MEANING[s], "content": {media_type: {"schema": ref}}} for s in statuses}
     return {s: {"model": ErrorResponse, "description": ERROR_MEANING[s]} for s in statuses}
 
 
