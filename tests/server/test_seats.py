@@ -5,7 +5,6 @@ import hashlib
 import json
 from pathlib import Path
 
-import httpx
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
@@ -39,7 +38,7 @@ def db_bytes(tmp_path: Path) -> bytes:
 # -- 1. invites are single use, exchanged for a fresh seat token; tokens hashed; none in query strings ------------
 
 def test_invite_is_single_use_and_exchanged_for_a_fresh_seat_token(client):
-    gid, t0, inv = create_with_invite(client)
+    gid, _, inv = create_with_invite(client)
     r = as_stranger(client, "POST", f"/api/games/{gid}/join", json={"seat": 1, "token": inv, "name": "bob"})
     assert r.status_code == 200, r.text
     bob = r.json()["token"]
@@ -69,7 +68,7 @@ def test_invite_is_single_use_and_exchanged_for_a_fresh_seat_token(client):
 
 
 def test_a_wrong_invite_takes_nothing(client):
-    gid, t0, inv = create_with_invite(client)
+    gid, _, inv = create_with_invite(client)
     r = as_stranger(client, "POST", f"/api/games/{gid}/join", json={"seat": 1, "token": inv[:-2] + "xx", "name": "eve"})
     assert r.status_code == 403 and r.json()["error"] == "bad_token"
     r = as_stranger(client, "POST", f"/api/games/{gid}/join", json={"seat": 1, "name": "eve"})  # an invite seat is not open
@@ -104,7 +103,7 @@ def test_seat_tokens_are_stored_hashed(tmp_path, client):
 
 
 def test_tokens_in_query_strings_or_bodies_hold_no_seat(client):
-    gid, t0, t1 = two_humans(client)
+    gid, t0, _ = two_humans(client)
     r = as_stranger(client, "GET", f"/api/games/{gid}", params={"token": t0})
     assert r.status_code == 200 and r.json()["my_seats"] == []
     client.cookies.clear()
@@ -166,22 +165,21 @@ def test_migration_hashes_the_clear_tokens_of_existing_games_and_keeps_them_play
 # -- 2. cross-site requests and WebSocket Origin; cookie flags -------------------------------------------------------
 
 def test_websocket_handshake_checks_origin(client):
-    gid, t0, t1 = two_humans(client)
+    gid, _, _ = two_humans(client)
     with client.websocket_connect(f"/ws/games/{gid}", headers={"Origin": "http://testserver"}) as ws:
         assert ws.receive_json()["my_seats"] == [0]
     with client.websocket_connect(f"/ws/games/{gid}") as ws:  # no Origin: a program, not a browser
         assert ws.receive_json()["type"] == "hello"
     for origin in ("http://evil.example", "http://testserver.evil.example", "null", "http://sub.testserver"):
-        with pytest.raises(WebSocketDisconnect) as exc:
-            with client.websocket_connect(f"/ws/games/{gid}", headers={"Origin": origin}) as ws:
-                ws.receive_json()
+        with pytest.raises(WebSocketDisconnect) as exc, client.websocket_connect(f"/ws/games/{gid}", headers={"Origin": origin}) as ws:
+            ws.receive_json()
         assert exc.value.code == 1008, origin
 
 
 def test_configured_origins_are_allowed(tmp_path):
     app = create_app(f"sqlite:///{tmp_path / 'o.sqlite3'}", ai_workers=1, ai_delay=0, allowed_origins=["https://play.example.org"])
     with TestClient(app) as c:
-        gid, t0, t1 = two_humans(c)
+        gid, _, _ = two_humans(c)
         with c.websocket_connect(f"/ws/games/{gid}", headers={"Origin": "https://play.example.org"}) as ws:
             assert ws.receive_json()["my_seats"] == [0]
         r = c.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0}, headers={"Origin": "https://play.example.org"})
@@ -191,7 +189,7 @@ def test_configured_origins_are_allowed(tmp_path):
 
 
 def test_cross_site_posts_are_refused_with_the_reason(client, tmp_path):
-    gid, t0, t1 = two_humans(client)
+    gid, _, _ = two_humans(client)
     client.post(f"/api/games/{gid}/resign", json={})
     evil = {"Origin": "https://evil.example"}
     cases = [("/api/games", {"json": {"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "me"}]}}),
@@ -267,7 +265,7 @@ def test_strict_types_for_action_and_ply(client):
     r = client.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "me"}]})
     gid = r.json()["id"]
     for body in ({"action": True, "ply": 0}, {"action": "e5", "ply": True}, {"action": "e5", "ply": "0"},
-                 {"action": "e5", "ply": 0.0}, {"action": ["e5"], "ply": 0}):
+                 {"action": "e5", "ply": 0.5}, {"action": ["e5"], "ply": 0}, {"action": 1.5, "ply": 0}):
         r = client.post(f"/api/games/{gid}/actions", json=body)
         assert r.status_code == 400 and r.json()["error"] == "bad_request", body
     r = client.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": "3"})
@@ -284,7 +282,7 @@ def test_strict_types_for_action_and_ply(client):
 
 
 def test_request_bodies_are_typed_and_bounded(client):
-    gid, t0, t1 = two_humans(client)
+    gid, _, _ = two_humans(client)
     bad = [
         ("/api/games", {"game": "yinsh", "seats": [{"kind": "me"}] * 600}),
         ("/api/games", {"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "me"}], "extra": 1}),

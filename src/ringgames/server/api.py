@@ -11,17 +11,38 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, File, Header, Path, Query, Request, Response, UploadFile
+from fastapi import (
+    APIRouter,
+    Depends,
+    File,
+    Header,
+    Path,
+    Query,
+    Request,
+    Response,
+    UploadFile,
+)
 from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from . import seats as seat_tokens
 from .errors import ApiError
 from .security import same_site_only, secure_cookie
 from .service import Hub
-from .views import (ChatView, CreatedGame, GameList, GameMeta, GameView, ImportReport, JoinedGame, LegalView, Ok, Positions,
-                    errors)
+from .views import (
+    ChatView,
+    CreatedGame,
+    GameList,
+    GameMeta,
+    GameView,
+    ImportReport,
+    JoinedGame,
+    LegalView,
+    Ok,
+    Positions,
+    errors,
+)
 
 
 def operation_id(route: APIRoute) -> str:
@@ -39,13 +60,23 @@ SeatTokenHeader = Annotated[str | None, Header(alias="X-Seat-Token", max_length=
 STRICT = ConfigDict(extra="forbid", strict=True)
 
 
+def _whole(value: object) -> object:
+    """JSON has one number type: ``3.0`` is the integer 3 (as JSON Schema says), but ``true`` and ``"3"`` are not."""
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2**53 else value
+
+
+def Int(lo: int, hi: int) -> type[int]:
+    """An integer field in [lo, hi]: no bool, no string, no fraction (strict), but 3.0 is 3."""
+    return Annotated[int, Field(ge=lo, le=hi), BeforeValidator(_whole)]  # type: ignore[return-value]
+
+
 class SeatSpec(BaseModel):
     model_config = STRICT
 
     kind: Literal["me", "invite", "open", "computer"] = Field("me", description="who plays the seat: me (this client), "
                                                               "invite (whoever gets the single-use invite link), open (anyone), computer")
     name: str | None = Field(None, max_length=200, description="player name (for 'me')")
-    level: int | None = Field(None, ge=0, le=5, description="computer level: 0 random, 1 (beginner) to 5 (strongest)")
+    level: Int(0, 5) | None = Field(None, description="computer level: 0 random, 1 (beginner) to 5 (strongest)")
 
 
 class CreateGame(BaseModel):
@@ -53,7 +84,7 @@ class CreateGame(BaseModel):
 
     game: str = Field(..., max_length=32, description="yinsh, gyges or rings")
     variant: str | None = Field(None, max_length=32, description="YINSH: standard|blitz; Gygès: standard|beginner")
-    players: int | None = Field(None, ge=1, le=64, description="RINGS: 2–6")
+    players: Int(1, 64) | None = Field(None, description="RINGS: 2–6")
     seats: list[SeatSpec] = Field(..., min_length=1, max_length=16, description="one per player, in seat order")
     setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode")
 
@@ -61,16 +92,16 @@ class CreateGame(BaseModel):
 class ActionIn(BaseModel):
     model_config = STRICT
 
-    action: Annotated[str, Field(max_length=100)] | Annotated[int, Field(ge=0, le=2**31 - 1)] = Field(
+    action: Annotated[str, Field(max_length=100)] | Int(0, 2**31 - 1) = Field(
         ..., description="an action in the game's notation (or its id)")
-    ply: int = Field(..., ge=0, le=10**6, description="the ply the client believes the game is at; a mismatch is refused, "
+    ply: Int(0, 10**6) = Field(..., description="the ply the client believes the game is at; a mismatch is refused, "
                                                       "so a repeated submission never plays for the next seat")
 
 
 class JoinIn(BaseModel):
     model_config = STRICT
 
-    seat: int = Field(..., ge=0, le=63)
+    seat: Int(0, 63) = Field(...)
     name: str | None = Field(None, max_length=200)
     token: str | None = Field(None, max_length=100, description="the invite token from the invite link (not needed for an open seat)")
 
@@ -78,7 +109,7 @@ class JoinIn(BaseModel):
 class ResignIn(BaseModel):
     model_config = STRICT
 
-    seat: int | None = Field(None, ge=0, le=63, description="the seat that resigns (default: the seat to move if you hold it)")
+    seat: Int(0, 63) | None = Field(None, description="the seat that resigns (default: the seat to move if you hold it)")
 
 
 class DrawIn(BaseModel):
@@ -291,7 +322,7 @@ async def get_record(gid: GameId, request: Request):
 
 @router.post("/import", summary="Import game records (boardspace YINSH, .rgn); each file is reported separately",
              response_model=ImportReport, responses=errors(*POST, 429))
-async def import_files(request: Request, files: list[UploadFile] = File(...)):
+async def import_files(request: Request, files: Annotated[list[UploadFile], File(description="record files")] = []):  # noqa: B006
     hub = hub_of(request)
     results = []
     for f in files:
