@@ -65,9 +65,13 @@ def _whole(value: object) -> object:
     return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2**53 else value
 
 
-def Int(lo: int, hi: int) -> type[int]:
-    """An integer field in [lo, hi]: no bool, no string, no fraction (strict), but 3.0 is 3."""
-    return Annotated[int, Field(ge=lo, le=hi), BeforeValidator(_whole)]  # type: ignore[return-value]
+# integer fields: no bool, no string, no fraction (strict), but 3.0 is 3 (the bounds come before the validator, so
+# that they appear in the OpenAPI description as minimum/maximum)
+SeatNumber = Annotated[int, Field(ge=0, le=63), BeforeValidator(_whole)]
+Level = Annotated[int, Field(ge=0, le=5), BeforeValidator(_whole)]
+PlayerCount = Annotated[int, Field(ge=1, le=64), BeforeValidator(_whole)]
+Ply = Annotated[int, Field(ge=0, le=10**6), BeforeValidator(_whole)]
+ActionId = Annotated[int, Field(ge=0, le=2**31 - 1), BeforeValidator(_whole)]
 
 
 class SeatSpec(BaseModel):
@@ -76,7 +80,7 @@ class SeatSpec(BaseModel):
     kind: Literal["me", "invite", "open", "computer"] = Field("me", description="who plays the seat: me (this client), "
                                                               "invite (whoever gets the single-use invite link), open (anyone), computer")
     name: str | None = Field(None, max_length=200, description="player name (for 'me')")
-    level: Int(0, 5) | None = Field(None, description="computer level: 0 random, 1 (beginner) to 5 (strongest)")
+    level: Level | None = Field(None, description="computer level: 0 random, 1 (beginner) to 5 (strongest)")
 
 
 class CreateGame(BaseModel):
@@ -84,7 +88,7 @@ class CreateGame(BaseModel):
 
     game: str = Field(..., max_length=32, description="yinsh, gyges or rings")
     variant: str | None = Field(None, max_length=32, description="YINSH: standard|blitz; Gygès: standard|beginner")
-    players: Int(1, 64) | None = Field(None, description="RINGS: 2–6")
+    players: PlayerCount | None = Field(None, description="RINGS: 2–6")
     seats: list[SeatSpec] = Field(..., min_length=1, max_length=16, description="one per player, in seat order")
     setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode")
 
@@ -92,16 +96,16 @@ class CreateGame(BaseModel):
 class ActionIn(BaseModel):
     model_config = STRICT
 
-    action: Annotated[str, Field(max_length=100)] | Int(0, 2**31 - 1) = Field(
+    action: Annotated[str, Field(max_length=100)] | ActionId = Field(
         ..., description="an action in the game's notation (or its id)")
-    ply: Int(0, 10**6) = Field(..., description="the ply the client believes the game is at; a mismatch is refused, "
+    ply: Ply = Field(..., description="the ply the client believes the game is at; a mismatch is refused, "
                                                       "so a repeated submission never plays for the next seat")
 
 
 class JoinIn(BaseModel):
     model_config = STRICT
 
-    seat: Int(0, 63) = Field(...)
+    seat: SeatNumber = Field(...)
     name: str | None = Field(None, max_length=200)
     token: str | None = Field(None, max_length=100, description="the invite token from the invite link (not needed for an open seat)")
 
@@ -109,7 +113,7 @@ class JoinIn(BaseModel):
 class ResignIn(BaseModel):
     model_config = STRICT
 
-    seat: Int(0, 63) | None = Field(None, description="the seat that resigns (default: the seat to move if you hold it)")
+    seat: SeatNumber | None = Field(None, description="the seat that resigns (default: the seat to move if you hold it)")
 
 
 class DrawIn(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -16,7 +17,7 @@ class ApiError(Exception):
         return {"error": self.code, "message": self.message, **self.extra}
 
 
-def describe_validation_errors(errors: list[dict], limit: int = 5) -> str:
+def describe_validation_errors(errors: Sequence[Mapping[str, Any]], limit: int = 5) -> str:
     """A short, bounded message for pydantic validation errors: ``where: what`` for the first few.
 
     The offending input is never echoed (it may be megabytes); only its location and the rule it broke.

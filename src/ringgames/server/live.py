@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import TypeVar
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ValidationError
@@ -93,7 +94,10 @@ async def game_socket(ws: WebSocket, gid: str):
         send_task.cancel()
 
 
-def typed(model: type[BaseModel], msg: dict) -> BaseModel:
+M = TypeVar("M", bound=BaseModel)
+
+
+def typed(model: type[M], msg: dict) -> M:
     """The fields of ``msg`` that ``model`` knows (``type``, ``id`` and others are the envelope), checked strictly."""
     try:
         return model.model_validate({k: msg[k] for k in model.model_fields if k in msg})
