@@ -13,6 +13,7 @@ OPERATIONS = {
     ("get", "/api/games/{gid}/legal"): ("get_legal", {200, 400, 404}),
     ("post", "/api/games/{gid}/actions"): ("play_action", {200, 400, 403, 404, 409, 413, 422, 429}),
     ("post", "/api/games/{gid}/join"): ("join_game", {200, 400, 403, 404, 409, 413, 422}),
+    ("post", "/api/games/{gid}/invite"): ("new_invite", {200, 400, 403, 404, 409, 413, 422}),
     ("post", "/api/games/{gid}/resign"): ("resign", {200, 400, 403, 404, 409, 413}),
     ("post", "/api/games/{gid}/draw"): ("draw", {200, 400, 403, 404, 409, 413}),
     ("post", "/api/games/{gid}/chat"): ("post_chat", {200, 400, 403, 404, 413, 422, 429}),
@@ -79,7 +80,7 @@ def test_request_bodies_are_strict_and_bounded(spec):
     action = schemas["ActionIn"]
     assert action["required"] == ["action", "ply"] and action["additionalProperties"] is False
     assert {"type": "string", "maxLength": 100} in action["properties"]["action"]["anyOf"]
-    for name in ("CreateGame", "SeatSpec", "JoinIn", "ResignIn", "DrawIn", "ChatIn"):
+    for name in ("CreateGame", "SeatSpec", "JoinIn", "InviteIn", "ResignIn", "DrawIn", "ChatIn"):
         assert schemas[name]["additionalProperties"] is False, name
     assert schemas["CreateGame"]["properties"]["seats"]["maxItems"] == 16
     assert schemas["ChatIn"]["properties"]["text"]["maxLength"] == 2000

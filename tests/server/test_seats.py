@@ -299,3 +299,23 @@ def test_request_bodies_are_typed_and_bounded(client):
         assert r.status_code == 400 and r.json()["error"] == "bad_request", (path, r.text[:300])
         assert len(r.text) < 1000  # never the whole input echoed back
     assert client.get(f"/api/games/{gid}").json()["ply"] == 0
+
+
+def test_a_player_can_replace_a_lost_invite_link_and_the_old_one_stops_working(client):
+    gid, _, old = create_with_invite(client)
+    r = as_stranger(client, "POST", f"/api/games/{gid}/invite", json={"seat": 1})
+    assert r.status_code == 403 and r.json()["error"] == "not_your_seat"  # only players hand out seats
+    r = client.post(f"/api/games/{gid}/invite", json={"seat": 1})
+    assert r.status_code == 200 and r.json()["seat"] == 1
+    link = r.json()["invite"]
+    assert link.startswith(f"http://testserver/game/{gid}#seat=1&token=")
+    new = link.split("token=")[1]
+    assert new != old
+    r = as_stranger(client, "POST", f"/api/games/{gid}/join", json={"seat": 1, "token": old})
+    assert r.status_code == 403 and r.json()["error"] == "bad_token"
+    r = as_stranger(client, "POST", f"/api/games/{gid}/join", json={"seat": 1, "token": new, "name": "bob"})
+    assert r.status_code == 200 and r.json()["my_seats"] == [1]
+    r = client.post(f"/api/games/{gid}/invite", json={"seat": 1})  # taken: no new link for it
+    assert r.status_code == 409 and r.json()["error"] == "seat_taken"
+    assert client.post(f"/api/games/{gid}/invite", json={"seat": 0}).status_code == 409
+    assert client.post(f"/api/games/{gid}/invite", json={"seat": 5}).status_code == 422

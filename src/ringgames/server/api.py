@@ -37,6 +37,7 @@ from .views import (
     GameMeta,
     GameView,
     ImportReport,
+    InviteLink,
     JoinedGame,
     LegalView,
     Ok,
@@ -108,6 +109,12 @@ class JoinIn(BaseModel):
     seat: SeatNumber = Field(...)
     name: str | None = Field(None, max_length=200)
     token: str | None = Field(None, max_length=100, description="the invite token from the invite link (not needed for an open seat)")
+
+
+class InviteIn(BaseModel):
+    model_config = STRICT
+
+    seat: SeatNumber
 
 
 class ResignIn(BaseModel):
@@ -236,6 +243,16 @@ async def join_game(gid: GameId, body: JoinIn, request: Request, response: Respo
     out = view(hub, room, tokens_of(request, gid) + [tok])
     out["token"] = tok
     return out
+
+
+@router.post("/games/{gid}/invite", summary="A new invite link for a seat still waiting (the old link stops working)",
+             response_model=InviteLink, description="For players of the game: invite links are shown once (only their hash is "
+                                                     "kept), so a lost one is replaced, not shown again.",
+             responses=errors(*GAME, *POST, 409, 422))
+async def new_invite(gid: GameId, body: InviteIn, request: Request, x_seat_token: SeatTokenHeader = None):
+    hub = hub_of(request)
+    invite = await hub.reinvite(gid, body.seat, tokens_of(request, gid))
+    return {"seat": body.seat, "invite": invite_links(request, await hub.room(gid), {body.seat: invite})[str(body.seat)]}
 
 
 @router.post("/games/{gid}/resign", summary="Resign (the seat to move if you hold it, else your seat)", response_model=GameView,

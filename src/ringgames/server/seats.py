@@ -81,3 +81,11 @@ def claim(seat: dict, invite: str | None, *, vouched: bool = False) -> str:
     seat.update(token_hash=hash_token(token), invite_hash=None, joined=True)
     return token
 
+
+def reinvite(seat: dict) -> str:
+    """A new invite token for a seat still waiting for its player; the previous invite link stops working."""
+    if seat.get("kind") != "human" or seat.get("joined"):
+        raise ApiError(409, "seat_taken", "that seat is not waiting for a player")
+    invite = new_token()
+    seat.update(invite_hash=hash_token(invite), invite=True)
+    return invite

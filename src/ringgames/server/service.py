@@ -293,6 +293,20 @@ class Hub:
             await self.broadcast(room)
             return room, token
 
+    async def reinvite(self, gid: str, seat: int, tokens: list[str]) -> str:
+        """A new single-use invite token for waiting seat ``seat``, for a player of the game (the old link dies)."""
+        room = await self.room(gid)
+        async with room.lock:
+            if not self.seats_for(room, tokens):
+                raise ApiError(403, "not_your_seat", "only players of this game can invite")
+            seats = [dict(s) for s in room.row.seats]
+            if not 0 <= seat < len(seats):
+                raise ApiError(422, "bad_seat", f"there is no seat {seat}")
+            invite = seat_tokens.reinvite(seats[seat])
+            room.row.seats = seats
+            await asyncio.to_thread(self._save_row, room.row)
+            return invite
+
     def _save_row(self, row: GameRow) -> None:
         with self.Session.begin() as s:
             s.merge(row)

@@ -73,6 +73,11 @@ class JoinedGame(GameView):
     token: str = Field(..., description="the new seat token (also set in the game's cookie)")
 
 
+class InviteLink(BaseModel):
+    seat: int
+    invite: str = Field(..., description="the new single-use invite link")
+
+
 class GameMeta(BaseModel):
     title: str
     variants: list[str]
