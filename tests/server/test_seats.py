@@ -319,3 +319,24 @@ def test_a_player_can_replace_a_lost_invite_link_and_the_old_one_stops_working(c
     assert r.status_code == 409 and r.json()["error"] == "seat_taken"
     assert client.post(f"/api/games/{gid}/invite", json={"seat": 0}).status_code == 409
     assert client.post(f"/api/games/{gid}/invite", json={"seat": 5}).status_code == 422
+
+
+@pytest.mark.parametrize("headers,allowed", [
+    ({"host": "play.example.org", "origin": "https://play.example.org"}, True),
+    ({"host": "play.example.org:443", "origin": "https://play.example.org"}, True),  # default ports are the same origin
+    ({"host": "Play.Example.org", "origin": "https://play.example.org/"}, True),
+    ({"host": "play.example.org", "sec-fetch-site": "same-origin", "origin": "https://proxy.internal"}, True),
+    ({"host": "play.example.org"}, True),  # a program
+    ({"host": "play.example.org", "origin": "https://play.example.org:8443"}, False),  # another port: another origin
+    ({"host": "play.example.org", "origin": "https://evil.example.org"}, False),
+    ({"host": "play.example.org", "origin": "null"}, False),
+    ({"host": "play.example.org", "sec-fetch-site": "same-site"}, False),
+    ({"host": "play.example.org", "origin": "https://friends.example.net"}, True),  # configured
+])
+def test_cross_site_rule(headers, allowed):
+    from ringgames.server.security import SecuritySettings, cross_site_reason
+
+    reason = cross_site_reason(headers, SecuritySettings.make(["https://friends.example.net/"]))
+    assert (reason is None) is allowed, reason
+    if reason:
+        assert reason.startswith("cross-site request refused")

@@ -48,9 +48,16 @@ def cross_site_reason(headers: Mapping[str, str], settings: SecuritySettings) ->
         return None
     host = (headers.get("host") or "").lower()
     parts = urlsplit(o)
-    if host and parts.scheme in ("http", "https") and parts.netloc == host:
+    if host and parts.scheme in ("http", "https") and _without_default_port(parts.netloc, parts.scheme) in (
+            host, _without_default_port(host, parts.scheme)):
         return None
     return f"cross-site request refused: Origin {origin[:100]!r} is not this site"
+
+
+def _without_default_port(netloc: str, scheme: str) -> str:
+    """``example.org:443`` is ``example.org`` for https (and ``:80`` for http)."""
+    default = ":443" if scheme == "https" else ":80"
+    return netloc[: -len(default)] if netloc.endswith(default) else netloc
 
 
 async def same_site_only(request: Request) -> None:
