@@ -12,8 +12,6 @@ not only "no such game".
 from __future__ import annotations
 
 import re
-import tempfile
-from pathlib import Path
 
 import pytest
 import schemathesis
@@ -40,9 +38,12 @@ MULTIPART_EXCLUDED = [negative_data_rejection]
 GAME_ID = re.compile(r"^[0-9A-Za-z_-]{1,32}$")
 
 
+pytestmark = pytest.mark.slow  # about 40 s for every operation, positive and negative
+
+
 @pytest.fixture(scope="module")
-def api_schema():
-    tmp = Path(tempfile.mkdtemp(prefix="ringgames-schemathesis-"))
+def api_schema(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("schemathesis")
     app = create_app(f"sqlite:///{tmp / 'st.sqlite3'}", ai_workers=1, ai_delay=0)
     schema = schemathesis.openapi.from_asgi("/openapi.json", app, config=SchemathesisConfig.from_dict(CONFIG))
     with asgi.get_client(app) as c:  # the lifespan schemathesis started: the same hub
