@@ -269,7 +269,9 @@ def test_strict_types_for_action_and_ply(client):
         r = client.post(f"/api/games/{gid}/actions", json=body)
         assert r.status_code == 400 and r.json()["error"] == "bad_request", body
     r = client.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": "3"})
-    assert "ply" in r.json()["message"] and "integer" in r.json()["message"]
+    assert r.json()["message"] == "ply: Input should be a valid integer"
+    r = client.post(f"/api/games/{gid}/actions", json={"action": True, "ply": 0})
+    assert r.json()["message"] == "action: Input should be a valid string; action: Input should be a valid integer"
     with client.websocket_connect(f"/ws/games/{gid}") as ws:
         ws.receive_json()
         ws.send_json({"type": "action", "action": "e5", "ply": "0"})

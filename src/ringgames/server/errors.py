@@ -22,9 +22,12 @@ def describe_validation_errors(errors: Sequence[Mapping[str, Any]], limit: int =
 
     The offending input is never echoed (it may be megabytes); only its location and the rule it broke.
     """
-    parts = []
+    parts: list[str] = []
     for e in errors[:limit]:
-        loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body") or "body"
-        parts.append(f"{loc[:100]}: {str(e.get('msg', 'invalid'))[:200]}")
+        # field names and list positions; not pydantic's names for the branches of a union ("constrained-str")
+        loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body" and (isinstance(x, int) or str(x).isidentifier()))
+        part = f"{(loc or 'body')[:100]}: {str(e.get('msg', 'invalid'))[:200]}"
+        if part not in parts:
+            parts.append(part)
     more = len(errors) - limit
     return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "") if parts else "malformed request"
