@@ -69,18 +69,17 @@ async def game_socket(ws: WebSocket, gid: str):
                 await queue.put({"type": "error", "error": "bad_json", "message": "messages must be JSON objects"})
                 continue
             kind = msg.get("type")
-            toks = tokens
             try:
                 if kind == "action":
                     a = typed(ActionIn, msg)
-                    await hub.act(gid, a.action, toks, a.ply)
+                    await hub.act(gid, a.action, tokens, a.ply)
                 elif kind == "resign":
-                    await hub.resign(gid, toks, typed(ResignIn, msg).seat)
+                    await hub.resign(gid, tokens, typed(ResignIn, msg).seat)
                 elif kind == "draw":
-                    await hub.draw(gid, toks, typed(DrawIn, msg).what)
+                    await hub.draw(gid, tokens, typed(DrawIn, msg).what)
                 elif kind == "chat":
                     c = typed(ChatIn, msg)
-                    await hub.chat(gid, toks, c.text, c.name)
+                    await hub.chat(gid, tokens, c.text, c.name)
                 elif kind == "sync":
                     await queue.put({"type": "state", "state": hub.snapshot(room)})
                 else:
