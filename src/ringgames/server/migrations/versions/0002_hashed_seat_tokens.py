@@ -47,13 +47,14 @@ def upgrade() -> None:
     if conn.dialect.name == "sqlite":  # overwrite the old rows' bytes instead of leaving them in free pages
         conn.exec_driver_sql("PRAGMA secure_delete = ON")
     games = sa.table("games", sa.column("id", sa.String), sa.column("seats", sa.JSON))
-    rows = conn.execute(sa.select(games.c.id, games.c.seats)).all()
-    for gid, seats in rows:
+    changed = []  # only games with a clear token (imported games have none): collected first, then written
+    for gid, seats in conn.execute(sa.select(games.c.id, games.c.seats)):
         if isinstance(seats, str):
             seats = json.loads(seats)
-        if not any("token" in s for s in seats or []):
-            continue
-        conn.execute(games.update().where(games.c.id == gid).values(seats=hashed(seats)))
+        if any(s.get("token") for s in seats or []):
+            changed.append((gid, hashed(seats)))
+    for gid, seats in changed:
+        conn.execute(games.update().where(games.c.id == gid).values(seats=seats))
 
 
 def downgrade() -> None:
