@@ -555,7 +555,16 @@ def selfplay(game, agent, games, out, jobs, variant, players, per_file, seed):
 @click.option("--ws-compression/--no-ws-compression", default=False, show_default=True,
               help="Compress WebSocket messages (permessage-deflate): less traffic for far-away players, "
                    "more server CPU per move and per watcher.")
-def serve(host, port, db_url, ai_workers, ai_delay, ws_compression):
+@click.option("--behind-https", is_flag=True, default=False,
+              help="The site is served over HTTPS (by a proxy): the seat cookie gets the Secure flag. A trusted proxy's "
+                   "X-Forwarded-Proto: https does the same per request.")
+@click.option("--allow-origin", "allowed_origins", multiple=True, metavar="ORIGIN",
+              help="Another origin (scheme://host[:port]) whose pages may use the API and WebSockets; repeatable. "
+                   "The site's own host always may; every other cross-site request is refused.")
+@click.option("--forwarded-allow-ips", default=None, metavar="IPS",
+              help="Proxies (comma-separated IPs, or *) whose X-Forwarded-Proto/For headers are trusted "
+                   "(default: uvicorn's, $FORWARDED_ALLOW_IPS or 127.0.0.1).")
+def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https, allowed_origins, forwarded_allow_ips):
     """Run the play site (lobby, games, archive, JSON API at /docs). Needs the ``server`` extra."""
     _require_server("serve")
     import uvicorn
@@ -569,8 +578,9 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression):
     else:
         click.echo(f"database: {url.split('@')[-1]}")
     click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
-    uvicorn.run(create_app(url, ai_workers=ai_workers, ai_delay=ai_delay), host=host, port=port, log_level="warning",
-                ws_per_message_deflate=ws_compression)
+    app = create_app(url, ai_workers=ai_workers, ai_delay=ai_delay, allowed_origins=allowed_origins, behind_https=behind_https)
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression,
+                proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips)
 
 
 @main.command("import")

@@ -23,7 +23,7 @@ def test_concurrent_moves_are_batched_and_all_committed(tmp_path, monkeypatch):
         try:
             rooms = []
             for _ in range(30):
-                room, mine = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "me"}])
+                room, mine, _ = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "me"}])
                 rooms.append((room, list(mine.values())))
             for _ in range(4):  # four rounds: all 30 games move at once
                 await asyncio.gather(*(hub.act(r.id, r.state.legal_actions()[0], toks, len(r.state.history)) for r, toks in rooms))
@@ -58,7 +58,7 @@ def test_a_cancelled_caller_does_not_leave_memory_behind_the_database(tmp_path, 
         write = hub._write_moves
         monkeypatch.setattr(hub, "_write_moves", lambda b: (time.sleep(0.3), write(b))[1])  # a slow disk
         try:
-            room, mine = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "me"}])
+            room, mine, _ = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "me"}])
             toks = list(mine.values())
             task = asyncio.ensure_future(hub.act(room.id, "e5", toks, 0))
             await asyncio.sleep(0.1)  # the move is being written

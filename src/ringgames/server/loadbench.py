@@ -52,9 +52,11 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
     """One game, two seats on two WebSockets, until it ends or ``deadline``; returns (id, moves sent)."""
     d = await asyncio.to_thread(_post, f"{base}/api/games", {"game": game, "seats": [{"kind": "me"}, {"kind": "invite"}]})
     gid = d["id"]
-    toks = [d["tokens"]["0"], d["invites"]["1"].split("token=")[1]]
+    joined = await asyncio.to_thread(_post, f"{base}/api/games/{gid}/join", {"seat": 1, "token": d["invites"]["1"].split("token=")[1]})
+    toks = [d["tokens"]["0"], joined["token"]]
     ws_base = base.replace("http", "ws", 1)
-    socks = [await websockets.connect(f"{ws_base}/ws/games/{gid}?token={t}", max_size=2**22) for t in toks]
+    socks = [await websockets.connect(f"{ws_base}/ws/games/{gid}", additional_headers={"X-Seat-Token": t}, max_size=2**22)
+             for t in toks]
     states = [orjson.loads(await s.recv())["state"] for s in socks]
     plies_seen: list[list[int]] = [[], []]
     sent = 0

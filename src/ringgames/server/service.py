@@ -14,12 +14,11 @@ import logging
 import multiprocessing
 import random
 import secrets
-from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import cast
 
 import orjson
 from sqlalchemy import Table, bindparam, insert, select, update
@@ -28,7 +27,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from .. import load_game
 from ..protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
+from . import seats as seat_tokens
 from .db import ChatRow, GameRow, MoveRow, make_engine, migrate, sessions
+from .errors import ApiError
+
+__all__ = ["ApiError", "Hub", "Room"]
 
 log = logging.getLogger("ringgames.server")
 
@@ -38,17 +41,6 @@ SETUP_PLIES = {"gyges": 2}
 PRESETS = {"gyges": ["321123", "123321", "231132", "312213"]}
 MAX_NAME = 40
 MAX_CHAT = 500
-
-
-class ApiError(Exception):
-    """An error for the client: HTTP status, a short code and a readable message."""
-
-    def __init__(self, status: int, code: str, message: str, **extra: Any):
-        super().__init__(message)
-        self.status, self.code, self.message, self.extra = status, code, message, extra
-
-    def payload(self) -> dict:
-        return {"error": self.code, "message": self.message, **self.extra}
 
 
 def clean_name(name: str | None, default: str) -> str:
@@ -213,19 +205,20 @@ class Hub:
 
     # -- creating --------------------------------------------------------
     async def create(self, game: str, variant: str | None, players: int | None, seats: list[dict],
-                     setup: str | None = None, owner_tokens: Sequence[str] = ()) -> tuple[Room, dict[int, str]]:
+                     setup: str | None = None) -> tuple[Room, dict[int, str], dict[int, str]]:
         """A new game. ``seats``: one dict per seat, ``kind`` me|invite|open|computer, ``name``, ``level``.
 
-        Returns the room and the tokens of the "me" seats (the creator's).
+        Returns the room, the seat tokens of the "me" seats (the creator's) and the invite tokens of the
+        "invite" seats (single use; only their hashes are stored).
         """
         try:
             g = load_game(game, variant, players)
         except ValueError as exc:
-            raise ApiError(400, "bad_game", str(exc)) from None
+            raise ApiError(422, "bad_game", str(exc)) from None
         self._freeze(g.name)
         if len(seats) != g.num_players:
-            raise ApiError(400, "bad_seats", f"{g.title} with {g.num_players} players needs {g.num_players} seats, got {len(seats)}")
-        out, mine = [], {}
+            raise ApiError(422, "bad_seats", f"{g.title} with {g.num_players} players needs {g.num_players} seats, got {len(seats)}")
+        out, mine, invites = [], {}, {}
         for i, spec in enumerate(seats):
             kind = str(spec.get("kind", "me"))
             seat_name = g.seat_names[i]
@@ -234,20 +227,21 @@ class Hub:
                 try:
                     level = None if level in (None, "") else int(level)
                 except (TypeError, ValueError):
-                    raise ApiError(400, "bad_seats", f"seat {seat_name}: level must be a number") from None
+                    raise ApiError(422, "bad_seats", f"seat {seat_name}: level must be a number") from None
                 out.append({"kind": "computer", "name": f"computer{'' if level is None else f' (level {level})'}",
-                            "spec": agent_spec(level), "level": level, "token": None, "joined": True, "invite": False})
+                            "spec": agent_spec(level), "level": level, "token_hash": None, "joined": True, "invite": False})
             elif kind in ("me", "invite", "open"):
-                tok = secrets.token_urlsafe(18)
-                joined = kind == "me"
-                out.append({"kind": "human", "name": clean_name(spec.get("name"), "me" if joined else seat_name) if joined else clean_name(None, "waiting…"),
-                            "spec": None, "level": None, "token": tok, "joined": joined, "invite": kind == "invite", "open": kind == "open"})
-                if kind == "me":
+                name = clean_name(spec.get("name"), "me") if kind == "me" else clean_name(None, "waiting…")
+                seat, tok, inv = seat_tokens.human_seat(kind, name)
+                out.append(seat)
+                if tok:
                     mine[i] = tok
+                if inv:
+                    invites[i] = inv
             else:
-                raise ApiError(400, "bad_seats", f"seat {seat_name}: kind must be me, invite, open or computer, not {kind!r}")
+                raise ApiError(422, "bad_seats", f"seat {seat_name}: kind must be me, invite, open or computer, not {kind!r}")
         if setup not in (None, "", "free", "preset", "random"):
-            raise ApiError(400, "bad_setup", "setup must be free, preset or random")
+            raise ApiError(422, "bad_setup", "setup must be free, preset or random")
         state = g.new_initial_state()
         row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=out,
                       status="live", source="play", start=None, tags={"setup": setup or "free"}, draw_offers=[],
@@ -268,7 +262,7 @@ class Hub:
             room.seats_of.append(p)
         self.rooms[row.id] = room
         self._maybe_ai(room)
-        return room, mine
+        return room, mine, invites
 
     def _insert(self, row: GameRow, pre) -> None:
         with self.Session.begin() as s:
@@ -289,41 +283,50 @@ class Hub:
     # -- seats -----------------------------------------------------------
     @staticmethod
     def seats_for(room: Room, tokens: list[str]) -> list[int]:
-        toks = {t for t in tokens if t}
-        return [i for i, s in enumerate(room.row.seats) if s.get("token") and s["token"] in toks]
+        """The seats of ``room`` that ``tokens`` hold (see :mod:`.seats`)."""
+        return seat_tokens.held(room.row.seats, tokens)
 
-    async def join(self, gid: str, seat: int, name: str | None, token: str | None) -> tuple[Room, str]:
-        """Take seat ``seat``: with its invite token, or without one if the seat is open."""
+    async def join(self, gid: str, seat: int, name: str | None, invite: str | None, *, vouched: bool = False) -> tuple[Room, str]:
+        """Take seat ``seat``: with its invite token (used up), or without one if the seat is open (or ``vouched``
+        for by the server). Returns the room and the player's fresh seat token."""
         room = await self.room(gid)
         async with room.lock:
             seats = [dict(s) for s in room.row.seats]
             if not 0 <= seat < len(seats):
-                raise ApiError(400, "bad_seat", f"there is no seat {seat}")
+                raise ApiError(422, "bad_seat", f"there is no seat {seat}")
             s = seats[seat]
-            if s["kind"] != "human":
-                raise ApiError(403, "not_a_human_seat", "that seat is played by the computer")
-            if token != s["token"]:
-                if token:
-                    raise ApiError(403, "bad_token", "this invite link is not valid for that seat")
-                if not s.get("open") or s["joined"]:
-                    raise ApiError(403, "seat_taken", "that seat is not open; you need its invite link")
+            token = seat_tokens.claim(s, invite, vouched=vouched)
             s["name"] = clean_name(name, room.state.game.seat_names[seat])
-            s["joined"] = True
             room.row.seats = seats
             room.row.status = self._status(room.row, room.state)
             await asyncio.to_thread(self._save_row, room.row)
             await self.broadcast(room)
-            return room, s["token"]
+            return room, token
+
+    async def reinvite(self, gid: str, seat: int, tokens: list[str]) -> str:
+        """A new single-use invite token for waiting seat ``seat``, for a player of the game (the old link dies)."""
+        room = await self.room(gid)
+        async with room.lock:
+            if not self.seats_for(room, tokens):
+                raise ApiError(403, "not_your_seat", "only players of this game can invite")
+            seats = [dict(s) for s in room.row.seats]
+            if not 0 <= seat < len(seats):
+                raise ApiError(422, "bad_seat", f"there is no seat {seat}")
+            invite = seat_tokens.reinvite(seats[seat])
+            room.row.seats = seats
+            await asyncio.to_thread(self._save_row, room.row)
+            return invite
 
     def _save_row(self, row: GameRow) -> None:
         with self.Session.begin() as s:
             s.merge(row)
 
     # -- acting ----------------------------------------------------------
-    async def act(self, gid: str, action: str | int, tokens: list[str], ply: int | None = None) -> Room:
-        """Play ``action`` (notation or id) for the seat to move, if ``tokens`` hold that seat's token.
+    async def act(self, gid: str, action: str | int, tokens: list[str], ply: int) -> Room:
+        """Play ``action`` (notation or id) at ``ply`` for the seat to move, if ``tokens`` hold that seat's token.
 
-        The action is committed to the database, then broadcast. On any error the
+        ``ply`` must be the game's ply (else 409 stale_ply): a repeated submission can never count as the
+        next seat's move. The action is committed to the database, then broadcast. On any error the
         state is unchanged.
         """
         room = await self.room(gid)
@@ -331,7 +334,9 @@ class Hub:
             st = room.state
             if st.is_terminal():
                 raise ApiError(409, "game_over", f"the game is over ({st.result_string()})")
-            if ply is not None and ply != len(st.history):
+            if isinstance(ply, bool) or not isinstance(ply, int):
+                raise ApiError(400, "bad_request", "ply: an integer is required (the ply the game is at)")
+            if ply != len(st.history):
                 raise ApiError(409, "stale_ply", f"the game is at ply {len(st.history)}, not {ply}", ply=len(st.history))
             p = st.current_player()
             seat = room.row.seats[p]
@@ -511,7 +516,7 @@ class Hub:
         room = await self.room(gid)
         text = "".join(ch for ch in str(text) if ch.isprintable() or ch == " ").strip()[:MAX_CHAT]
         if not text:
-            raise ApiError(400, "empty", "empty chat message")
+            raise ApiError(422, "empty", "empty chat message")
         mine = self.seats_for(room, tokens)
         who = room.row.seats[mine[0]]["name"] if mine else clean_name(name, "spectator") + " (watching)"
         await asyncio.to_thread(self._store_chat, ChatRow(game_id=gid, name=who, text=text))
@@ -664,7 +669,7 @@ class Hub:
     def _store_import(self, st: State, rec) -> str:
         g = st.game
         names = [clean_name(rec.tags.get(n.capitalize()) or rec.tags.get(n), n) for n in g.seat_names]
-        seats = [{"kind": "record", "name": n, "spec": None, "level": None, "token": None, "joined": True, "invite": False} for n in names]
+        seats = [{"kind": "record", "name": n, "spec": None, "level": None, "token_hash": None, "joined": True, "invite": False} for n in names]
         tags = {k: str(v)[:200] for k, v in rec.tags.items() if k not in ("Game", "Variant", "Players")}
         tags["file"] = str(rec.source).rsplit("/", 1)[-1][:200]
         row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=seats,
