@@ -502,12 +502,24 @@ def bench(game, as_json, seconds, startup, search_seconds):
 @click.option("--ws-compression/--no-ws-compression", default=False, show_default=True,
               help="Compress WebSocket messages (permessage-deflate): less traffic for far-away players, "
                    "more server CPU per move and per watcher.")
-def serve(host, port, db_url, ai_workers, ai_delay, ws_compression):
+@click.option("--limit", "limit_options", multiple=True, metavar="NAME=VALUE",
+              help="Change a limit (repeatable), e.g. --limit games_rate=60/minute --limit body_bytes=2097152; "
+                   "names and defaults: docs/security.md.")
+@click.option("--forwarded-allow-ips", default="", show_default=True,
+              help="Addresses of trusted reverse proxies (comma-separated, or *): only requests from them may set "
+                   "the client address (X-Forwarded-For) that rate limits count by.")
+def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, limit_options, forwarded_allow_ips):
     """Run the play site (lobby, games, archive, JSON API at /docs)."""
     import uvicorn
 
     from .server.app import create_app
     from .server.db import default_sqlite_url
+    from .server.limits import Limits
+
+    try:
+        limits = Limits.from_options(limit_options)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--limit") from None
 
     url = db_url or default_sqlite_url()
     if url.startswith("sqlite:///"):
@@ -515,8 +527,11 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression):
     else:
         click.echo(f"database: {url.split('@')[-1]}")
     click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
-    uvicorn.run(create_app(url, ai_workers=ai_workers, ai_delay=ai_delay), host=host, port=port, log_level="warning",
-                ws_per_message_deflate=ws_compression)
+    uvicorn.run(create_app(url, ai_workers=ai_workers, ai_delay=ai_delay, limits=limits), host=host, port=port, log_level="warning",
+                ws_per_message_deflate=ws_compression, proxy_headers=bool(forwarded_allow_ips),
+                forwarded_allow_ips=forwarded_allow_ips or None,
+                # a hard stop far above the app's own per-message limit (which answers with the reason)
+                ws_max_size=max(4 * limits.ws_message_bytes, 1024 * 1024))
 
 
 @main.command("import")
@@ -537,7 +552,7 @@ def import_(files, db_url):
     url = db_url or default_sqlite_url()
 
     async def run():
-        hub = Hub(url)
+        hub = Hub(url, run_computers=False)  # a server may use this database: only `serve` plays computer seats
         await hub.start()
         ok = bad = 0
         try:

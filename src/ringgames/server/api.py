@@ -9,6 +9,7 @@ from fastapi import APIRouter, File, Request, Response, UploadFile
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, Field
 
+from .limits import MAX_SEATS, read_uploads
 from .service import ApiError, Hub
 
 router = APIRouter(prefix="/api")
@@ -26,7 +27,7 @@ class CreateGame(BaseModel):
     game: str = Field(..., description="yinsh, gyges or rings")
     variant: str | None = Field(None, description="YINSH: standard|blitz; Gygès: standard|beginner")
     players: int | None = Field(None, description="RINGS: 2–6")
-    seats: list[SeatSpec]
+    seats: list[SeatSpec] = Field(..., max_length=MAX_SEATS, description=f"one per seat (at most {MAX_SEATS})")
     setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode")
 
 
@@ -240,12 +241,6 @@ async def record(gid: str, request: Request):
 
 @router.post("/import", summary="Import game records (boardspace YINSH, .rgn); each file is reported separately")
 async def import_files(request: Request, files: list[UploadFile] = File(...)):
-    hub = hub_of(request)
-    results = []
-    for f in files:
-        data = await f.read()
-        if len(data) > 2_000_000:
-            results.append({"file": f.filename, "ok": False, "error": f"{f.filename}: file too large"})
-            continue
-        results.extend(await hub.import_text(data.decode("utf-8", errors="replace"), f.filename or "upload"))
+    settings = request.app.state.limits  # size, files and games per upload: over any of them, nothing is imported (413)
+    results = await hub_of(request).import_upload(await read_uploads(files, settings), settings.upload_games)
     return {"results": results, "imported": sum(r["ok"] for r in results), "failed": sum(not r["ok"] for r in results)}

@@ -8,13 +8,17 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
+from fastapi.openapi.docs import (
+    get_swagger_ui_html,
+    get_swagger_ui_oauth2_redirect_html,
+)
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from .. import GAMES
 from . import api, live
-from .service import ApiError, Hub
+from . import limits as _limits
+from .service import ApiError, Hub, short
 
 STATIC = Path(__file__).parent / "static"
 #: where /docs gets Swagger UI's script and style: the ``swagger-ui-bundle`` package, so the
@@ -30,8 +34,11 @@ def swagger_ui_dir() -> Path:
     return Path(swagger_ui_bundle.swagger_ui_path)
 
 
-def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> FastAPI:
-    hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay)
+def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, limits: _limits.Limits | None = None) -> FastAPI:
+    """The site; ``limits``: request sizes, uploads, rates (``server/limits.py``; defaults when None)."""
+    settings = limits or _limits.Limits()
+    hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay, room_idle_seconds=settings.room_idle_seconds,
+              max_rooms=settings.max_rooms)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -54,8 +61,9 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> Fa
     async def _bad_request(request: Request, exc: RequestValidationError):
         errs = exc.errors()
         msg = "; ".join(f"{'.'.join(str(x) for x in e.get('loc', ()))}: {e.get('msg')}" for e in errs[:5])
-        return JSONResponse({"error": "bad_request", "message": msg or "malformed request"}, status_code=400)
+        return JSONResponse({"error": "bad_request", "message": short(msg) or "malformed request"}, status_code=400)
 
+    _limits.install(app, settings)
     app.include_router(api.router)
     app.include_router(live.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
