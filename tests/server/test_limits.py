@@ -281,17 +281,18 @@ def test_limit_settings_are_checked():
 
 
 def test_websocket_connections_per_client(make_client):
+    from starlette.testclient import WebSocketDenialResponse
+
     c = make_client(ws_connect_rate="3/minute")
     gid, _, _ = two_humans(c)
     for _ in range(3):
         with c.websocket_connect(f"/ws/games/{gid}") as ws:
             assert ws.receive_json()["type"] == "hello"
-    with c.websocket_connect(f"/ws/games/{gid}") as ws:
-        m = ws.receive_json()
-        assert m["type"] == "error" and m["error"] == "rate_limited" and "WebSocket connections" in m["message"]
-        with pytest.raises(WebSocketDisconnect) as exc:
-            ws.receive_json()
-        assert exc.value.code == 1008
+    with pytest.raises(WebSocketDenialResponse) as exc, c.websocket_connect(f"/ws/games/{gid}"):
+        pass
+    r = exc.value
+    assert r.status_code == 429 and r.json()["error"] == "rate_limited" and "WebSocket connections" in r.json()["message"]
+    assert 1 <= int(r.headers["retry-after"]) <= 60
 
 
 def test_limit_options_of_serve():
@@ -307,3 +308,28 @@ def test_limit_options_of_serve():
 
     r = CliRunner().invoke(main, ["serve", "--limit", "games_rate=often"])
     assert r.exit_code == 2 and "games_rate" in r.output and "Traceback" not in r.output
+
+
+def test_connection_rate_is_a_moving_window(monkeypatch):
+    import limits
+
+    from ringgames.server import limits as lim
+
+    now = [1000.0]
+    monkeypatch.setattr(lim.time, "monotonic", lambda: now[0])
+    r = lim.ConnectionRate(limits.parse("3 per 10 seconds"), "messages")
+    for t in (1000.0, 1004.0, 1009.0):
+        now[0] = t
+        r.check()
+    now[0] = 1009.5
+    with pytest.raises(lim.RateLimited) as exc:
+        r.check()
+    assert exc.value.retry_after == 1 and "3 per 10 second" in exc.value.message  # the hit at 1000 leaves at 1010
+    now[0] = 1010.0
+    r.check()  # a refused hit is not counted: the window holds 1004, 1009 and now 1010
+    now[0] = 1013.9
+    with pytest.raises(lim.RateLimited) as exc:
+        r.check()
+    assert exc.value.retry_after == 1
+    now[0] = 1014.0
+    r.check()

@@ -3,10 +3,17 @@
 All numbers live in one settings object, :class:`Limits` (defaults below, documented in
 ``docs/security.md``); ``create_app(..., limits=Limits(...))`` and ``ringgames serve --limit NAME=VALUE``
 change them. Rates are strings in the notation of the `limits <https://limits.readthedocs.io>`_
-library (``"20/minute"``, ``"30 per 10 seconds"``) and are counted in a *moving window*: at most
-N hits in any window of that length. The counters live in memory by default
-(``storage="memory://"``); a shared storage (``"redis://host:6379"``) can replace it for several
-server processes without code changes.
+library (``"20/minute"``, ``"30 per 10 seconds"``).
+
+* Per client (games created, chat messages, uploads, WebSocket connections): ``limits``'s
+  *sliding window counter* (the count of the current window plus the previous window's count
+  weighted by how much of it still overlaps: a close approximation of "at most N in any window",
+  two counters per client). The counters live in memory by default (``storage="memory://"``);
+  a shared storage (``"redis://host:6379"``) can replace it for several server processes without
+  code changes.
+* Per WebSocket connection (messages, refused messages): an exact moving window of the
+  connection's own timestamps (:class:`ConnectionRate`), kept with the connection: nothing to share
+  between processes, and no storage work on the per-message path.
 
 A *client* is the remote address of the connection (``scope["client"]``). Behind a reverse proxy
 every request comes from the proxy; ``ringgames serve --forwarded-allow-ips PROXY_IP`` then makes
@@ -20,11 +27,12 @@ import json
 import math
 import re
 import time
+from collections import deque
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import limits as _limits
-from limits.aio.strategies import MovingWindowRateLimiter
+from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -115,28 +123,48 @@ class RateLimited(ApiError):
 class RateLimits:
     """The rate limiters of one app: ``await rates.check("games", client)`` raises :class:`RateLimited`."""
 
-    WHAT: ClassVar[dict[str, str]] = {"games": "games created", "chat": "chat messages", "upload": "uploads", "ws_connect": "WebSocket connections",
-            "ws": "messages on this connection",
-            "ws_strikes": "refused messages on this connection"}
+    WHAT: ClassVar[dict[str, str]] = {"games": "games created", "chat": "chat messages", "upload": "uploads",
+                                      "ws_connect": "WebSocket connections"}
 
     def __init__(self, settings: Limits):
         self.settings = settings
         uri = settings.storage if settings.storage.startswith("async+") else "async+" + settings.storage
-        self.limiter = MovingWindowRateLimiter(_limits.storage.storage_from_string(uri))
+        self.limiter = SlidingWindowCounterRateLimiter(_limits.storage.storage_from_string(uri))
         self.items = {"games": _limits.parse(settings.games_rate), "chat": _limits.parse(settings.chat_rate),
-                      "upload": _limits.parse(settings.upload_rate), "ws_connect": _limits.parse(settings.ws_connect_rate),
-                      "ws": _limits.parse(settings.ws_rate),
-                      "ws_strikes": _limits.parse(settings.ws_strikes)}
+                      "upload": _limits.parse(settings.upload_rate), "ws_connect": _limits.parse(settings.ws_connect_rate)}
 
-    async def check(self, kind: str, key: str) -> None:
-        """Count one ``kind`` hit for ``key`` (a client address or a connection id); raise if over the rate."""
+    async def check(self, kind: str, client: str) -> None:
+        """Count one ``kind`` hit (games, chat, upload, ws_connect) for ``client``; raise if over the rate."""
         item = self.items[kind]
-        if await self.limiter.hit(item, kind, key):
+        if await self.limiter.hit(item, kind, client):
             return
-        stats = await self.limiter.get_window_stats(item, kind, key)
+        stats = await self.limiter.get_window_stats(item, kind, client)
         retry = max(1, math.ceil(stats.reset_time - time.time()))
-        who = "this connection" if kind in ("ws", "ws_strikes") else "this address"
-        raise RateLimited(f"too many {self.WHAT[kind]} from {who}: at most {item}; try again in {retry} s", retry)
+        raise RateLimited(f"too many {self.WHAT[kind]} from this address: at most {item}; try again in {retry} s", retry)
+
+    def connection(self) -> tuple[ConnectionRate, ConnectionRate]:
+        """The message rate and the refusal rate of a new WebSocket connection."""
+        return (ConnectionRate(_limits.parse(self.settings.ws_rate), "messages"),
+                ConnectionRate(_limits.parse(self.settings.ws_strikes), "refused messages"))
+
+
+class ConnectionRate:
+    """At most ``item.amount`` hits in any window of ``item``'s length (moving window), for one connection."""
+
+    def __init__(self, item: _limits.RateLimitItem, what: str):
+        self.item, self.what = item, what
+        self.window = float(item.get_expiry())
+        self.times: deque[float] = deque()
+
+    def check(self) -> None:
+        """Count one hit now; raise :class:`RateLimited` (nothing counted) if the window is full."""
+        now = time.monotonic()
+        while self.times and self.times[0] <= now - self.window:
+            self.times.popleft()
+        if len(self.times) >= self.item.amount:
+            retry = max(1, math.ceil(self.times[0] + self.window - now))
+            raise RateLimited(f"too many {self.what} on this connection: at most {self.item}; try again in {retry} s", retry)
+        self.times.append(now)
 
 
 def client_of(scope: Scope) -> str:

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from typing import Annotated, Literal
 
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi.responses import JSONResponse
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -119,14 +119,19 @@ async def game_socket(ws: WebSocket, gid: str):
     hub = ws.app.state.hub
     rates = ws.app.state.rates
     limit = rates.settings.ws_message_bytes
-    await ws.accept()
-    client, conn = client_of(ws.scope), secrets.token_hex(8)  # per client (chat) and per connection (messages)
+    client = client_of(ws.scope)  # per client: connections, chat
+    messages, strikes = rates.connection()  # per connection: messages, refused messages
     try:
         await rates.check("ws_connect", client)
-    except RateLimited as exc:
-        await ws.send_json({"type": "error", **exc.payload()})
-        await ws.close(code=POLICY_VIOLATION, reason="too many connections from this address")
+    except RateLimited as exc:  # refused at the handshake (HTTP 429 with the reason), else right after it
+        if "websocket.http.response" in ws.scope.get("extensions", {}):
+            await ws.send_denial_response(JSONResponse(exc.payload(), 429, headers={"Retry-After": str(exc.retry_after)}))
+        else:
+            await ws.accept()
+            await ws.send_json({"type": "error", **exc.payload()})
+            await ws.close(code=POLICY_VIOLATION, reason="too many connections from this address")
         return
+    await ws.accept()
     try:
         room = await hub.room(gid)
     except ApiError as exc:
@@ -169,10 +174,10 @@ async def game_socket(ws: WebSocket, gid: str):
             else:
                 mid, msg, err = _parse(raw)
             try:
-                await rates.check("ws", conn)
+                messages.check()
             except RateLimited as exc:
                 try:
-                    await rates.check("ws_strikes", conn)
+                    strikes.check()
                 except RateLimited:
                     await ws.close(code=POLICY_VIOLATION, reason="too many messages on this connection")
                     break

@@ -8,9 +8,10 @@ checks against the HTTP API that no move was lost or duplicated.
 
     python -m ringgames.server.loadbench --games 100 --seconds 20
 
-``--sync-flood K`` adds K spectators that each send ``sync`` requests as fast as they can on a game of
-their own (reconnecting whenever the server closes them): the other games' latency shows whether
-one client's flood slows everybody (it must not; see docs/security.md).
+``--sync-flood K`` adds K spectators (in a process of their own, so that they do not slow the players'
+clients) that each send ``sync`` requests as fast as they can on a game of their own, reconnecting
+whenever the server closes them: the other games' latency shows whether one client's flood slows
+everybody (it must not; see docs/security.md).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import websockets
 from .testing import ServerProcess
 
 #: the server limits for the benchmark's own server: one client plays every game, as fast as it can
-BENCH_LIMITS = ["--limit", "games_rate=1000000/minute", "--limit", "ws_rate=1000000/second"]
+BENCH_LIMITS = ["--limit", "games_rate=1000000/minute", "--limit", "ws_rate=1000000/second", "--limit", "ws_connect_rate=1000000/minute"]
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -112,10 +113,13 @@ async def sync_flood(base: str, game: str, deadline: float, counts: dict) -> Non
     """A spectator sending ``sync`` as fast as it can on a game of its own, reconnecting when it is closed."""
     d = await asyncio.to_thread(_post, f"{base}/api/games", {"game": game, "seats": [{"kind": "me"}, {"kind": "open"}]})
     url = f"{base.replace('http', 'ws', 1)}/ws/games/{d['id']}"
+    if "127.0.0.1" not in url:
+        raise ValueError("the sync flood runs against a server on 127.0.0.1 only")
     msg = json.dumps({"type": "sync"})
     while time.perf_counter() < deadline:
         try:
-            async with websockets.connect(url, max_size=2**22) as ws:
+            # from another loopback address (127.0.0.2): for the server's per-client limits, another client
+            async with websockets.connect(url, max_size=2**22, local_addr=("127.0.0.2", 0)) as ws:
                 counts["connections"] += 1
 
                 async def drain():
@@ -131,9 +135,24 @@ async def sync_flood(base: str, game: str, deadline: float, counts: dict) -> Non
                             await asyncio.sleep(0)  # let the reader and the games' clients run too
                 finally:
                     reader.cancel()
+        except websockets.InvalidStatus:  # the handshake was refused (too many connections): wait as told
+            counts["refused"] += 1
+            await asyncio.sleep(0.05)
         except websockets.ConnectionClosed as exc:
             counts["closed"] += 1
             counts["close_codes"][str(exc.rcvd.code if exc.rcvd else None)] = counts["close_codes"].get(str(exc.rcvd.code if exc.rcvd else None), 0) + 1
+
+
+def _flood_process(base: str, game: str, seconds: float, flood: int, out) -> None:
+    """Runs in a child process: ``flood`` flooding spectators for ``seconds``; sends their counts to ``out``."""
+    counts = {"sent": 0, "received": 0, "connections": 0, "closed": 0, "refused": 0, "close_codes": {}}
+
+    async def go():
+        deadline = time.perf_counter() + seconds
+        await asyncio.gather(*(sync_flood(base, game, deadline, counts) for _ in range(flood)), return_exceptions=True)
+
+    asyncio.run(go())
+    out.send(counts)
 
 
 async def run(base: str, games: int, seconds: float, game: str, seed: int, think: float = 0.0, flood: int = 0) -> dict:
@@ -142,11 +161,19 @@ async def run(base: str, games: int, seconds: float, game: str, seed: int, think
     rng = random.Random(seed)
     deadline = time.perf_counter() + seconds
     t0 = time.perf_counter()
-    counts = {"sent": 0, "received": 0, "connections": 0, "closed": 0, "close_codes": {}}
-    flooders = [asyncio.create_task(sync_flood(base, game, deadline, counts)) for _ in range(flood)]
+    counts: dict = {}
+    if flood:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        recv, send = ctx.Pipe(duplex=False)
+        flooder = ctx.Process(target=_flood_process, args=(base, game, seconds, flood, send), daemon=True)
+        flooder.start()
     tables = await asyncio.gather(*(play_games(base, game, deadline, random.Random(rng.random()), lat, seen, think) for _ in range(games)))
     wall = time.perf_counter() - t0
-    await asyncio.gather(*flooders, return_exceptions=True)
+    if flood:
+        counts = await asyncio.to_thread(recv.recv)
+        flooder.join(10)
     results = [r for table in tables for r in table]
     lost = dup = 0
     for gid, sent in results:
@@ -187,7 +214,7 @@ def main(argv=None) -> None:
     else:
         with tempfile.TemporaryDirectory() as d:
             db = args.db or f"sqlite:///{Path(d) / 'bench.sqlite3'}"
-            extra = ["--limit", "games_rate=1000000/minute"] if args.server_limits else BENCH_LIMITS
+            extra = BENCH_LIMITS[:2] + BENCH_LIMITS[4:] if args.server_limits else BENCH_LIMITS
             with ServerProcess(db, extra_args=extra) as srv:
                 cpu0 = _cpu_seconds(srv.proc.pid)
                 res = asyncio.run(run(srv.url, args.games, args.seconds, args.game, args.seed, args.think, args.sync_flood))
@@ -201,7 +228,8 @@ def main(argv=None) -> None:
           f"lost {res['lost']}, duplicated {res['duplicated']}; CPU per move: server {res.get('server_cpu_ms_per_move', '?')} ms, "
           f"load generator {res.get('client_cpu_ms_per_move', '?')} ms"
           + (f"; sync flood: {res['flood']['sent']} sent, {res['flood']['received']} answers, "
-             f"{res['flood']['connections']} connections, closed {res['flood']['close_codes']}" if "flood" in res else ""))
+             f"{res['flood']['connections']} connections, {res['flood']['refused']} refused, closed {res['flood']['close_codes']}"
+             if "flood" in res else ""))
     print(json.dumps(res))
 
 
