@@ -175,3 +175,31 @@ def test_websocket_flood_close_code_is_policy_violation(tmp_path):
                 while True:
                     ws.receive_json()
             assert exc.value.code == 1008 and "too many" in (exc.value.reason or "")
+
+
+def test_a_room_evicted_while_a_request_waits_for_its_lock_is_not_used(tmp_path):
+    import asyncio
+
+    from ringgames.server.service import Hub
+
+    from .aio import run
+
+    async def scenario():
+        hub = Hub(f"sqlite:///{tmp_path / 'r.sqlite3'}", run_computers=False)
+        await hub.start()
+        try:
+            room, mine = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "me"}])
+            await room.lock.acquire()
+            task = asyncio.create_task(hub.act(room.id, "e5", list(mine.values()), 0))
+            await asyncio.sleep(0.05)  # the action waits for the lock
+            del hub.rooms[room.id]  # dropped meanwhile, as evict_idle does once the lock is free
+            room.lock.release()
+            fresh = await task
+            assert fresh is hub.rooms[room.id] and fresh is not room
+            assert len(fresh.state.history) == 1 and len(room.state.history) == 0
+            again = await hub.act(room.id, "f6", list(mine.values()), 1)
+            assert again is fresh and len(fresh.state.history) == 2
+        finally:
+            await hub.stop()
+
+    run(scenario())

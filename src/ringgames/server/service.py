@@ -14,8 +14,10 @@ import logging
 import multiprocessing
 import random
 import secrets
+from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -270,6 +272,17 @@ class Hub:
         room.chat = [{"name": c.name, "text": c.text} for c in chat]
         return room
 
+    @asynccontextmanager
+    async def _locked(self, gid: str) -> AsyncIterator[Room]:
+        """The room of ``gid`` with its lock held; if the room was evicted while we waited for the lock,
+        the room that is in memory now (loaded again from the database) instead."""
+        while True:
+            room = await self.room(gid)
+            async with room.lock:
+                if self.rooms.get(gid) is room:
+                    yield room
+                    return
+
     @staticmethod
     def _busy(room: Room) -> bool:
         """Somebody watches, a request holds its lock, or a computer is thinking: the room stays in memory."""
@@ -382,8 +395,7 @@ class Hub:
 
     async def join(self, gid: str, seat: int, name: str | None, token: str | None) -> tuple[Room, str]:
         """Take seat ``seat``: with its invite token, or without one if the seat is open."""
-        room = await self.room(gid)
-        async with room.lock:
+        async with self._locked(gid) as room:
             seats = [dict(s) for s in room.row.seats]
             if not 0 <= seat < len(seats):
                 raise ApiError(400, "bad_seat", f"there is no seat {seat}")
@@ -414,8 +426,7 @@ class Hub:
         The action is committed to the database, then broadcast. On any error the
         state is unchanged.
         """
-        room = await self.room(gid)
-        async with room.lock:
+        async with self._locked(gid) as room:
             st = room.state
             if st.is_terminal():
                 raise ApiError(409, "game_over", f"the game is over ({st.result_string()})")
@@ -551,8 +562,7 @@ class Hub:
                                              for g, values, _ in batch])
 
     async def resign(self, gid: str, tokens: list[str], seat: int | None = None) -> Room:
-        room = await self.room(gid)
-        async with room.lock:
+        async with self._locked(gid) as room:
             st = room.state
             if st.is_terminal():
                 raise ApiError(409, "game_over", "the game is already over")
@@ -568,8 +578,7 @@ class Hub:
 
     async def draw(self, gid: str, tokens: list[str], what: str) -> Room:
         """``what``: offer | accept | decline. The draw is agreed once every human seat still playing agrees."""
-        room = await self.room(gid)
-        async with room.lock:
+        async with self._locked(gid) as room:
             st = room.state
             if st.is_terminal():
                 raise ApiError(409, "game_over", "the game is already over")
