@@ -333,3 +333,35 @@ def test_connection_rate_is_a_moving_window(monkeypatch):
     assert exc.value.retry_after == 1
     now[0] = 1014.0
     r.check()
+
+
+def test_real_server_refuses_big_bodies_before_reading_them(tmp_path):
+    """Through uvicorn: a 10 MB Content-Length is answered 413 although no byte of the body was sent,
+    and a chunked body (no length) is answered 413 once it passes the limit; `--limit` reaches the app."""
+    import socket
+
+    from ringgames.server.testing import ServerProcess
+
+    def exchange(sock_send, port):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            sock_send(s)
+            data = b""
+            while b"\r\n\r\n" not in data or not data.rstrip().endswith(b"}"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            return data
+
+    with ServerProcess(f"sqlite:///{tmp_path / 'u.sqlite3'}", extra_args=["--limit", "body_bytes=100000"]) as srv:
+        head = (f"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\nContent-Type: application/json\r\n").encode()
+        got = exchange(lambda s: s.sendall(head + b"Content-Length: 10000000\r\n\r\n"), srv.port)
+        assert got.startswith(b"HTTP/1.1 413") and b'"too_large"' in got and b"100,000 bytes" in got
+
+        def chunked(s):
+            s.sendall(head + b"Transfer-Encoding: chunked\r\n\r\n")
+            for _ in range(3):  # 3 x 40,000 bytes: over the 100,000 limit on the third chunk; no end chunk
+                s.sendall(b"%x\r\n" % 40_000 + b"x" * 40_000 + b"\r\n")
+
+        got = exchange(chunked, srv.port)
+        assert got.startswith(b"HTTP/1.1 413") and b"100,000 bytes" in got
