@@ -32,11 +32,12 @@ def test_unknown_game_ids_leave_nothing_behind(client):
 
 
 def _evict(c):
-    return c.portal.call(c.app.state.hub.evict_idle)
+    """Evict every room idle now (the sweeper would, after ``room_idle_seconds``)."""
+    return c.portal.call(c.app.state.hub.evict_idle, 0)
 
 
 def test_idle_rooms_and_imported_unfinished_games_are_evicted_and_reload(tmp_path):
-    app = create_app(f"sqlite:///{tmp_path / 'e.sqlite3'}", ai_workers=1, ai_delay=0, limits=Limits(room_idle_seconds=0))
+    app = create_app(f"sqlite:///{tmp_path / 'e.sqlite3'}", ai_workers=1, ai_delay=0)
     with TestClient(app) as c:
         hub = app.state.hub
         gid, _t0, t1 = two_humans(c)
@@ -203,3 +204,17 @@ def test_a_room_evicted_while_a_request_waits_for_its_lock_is_not_used(tmp_path)
             await hub.stop()
 
     run(scenario())
+
+
+def test_the_sweeper_evicts_idle_rooms_by_itself(tmp_path):
+    import time
+
+    app = create_app(f"sqlite:///{tmp_path / 's.sqlite3'}", ai_workers=1, ai_delay=0, limits=Limits(room_idle_seconds=0.5))
+    with TestClient(app) as c:
+        gid, _, _ = two_humans(c)
+        assert gid in app.state.hub.rooms
+        deadline = time.time() + 10
+        while gid in app.state.hub.rooms and time.time() < deadline:
+            time.sleep(0.1)
+        assert gid not in app.state.hub.rooms  # swept within a few seconds (every max(1 s, idle / 4))
+        assert c.get(f"/api/games/{gid}").json()["id"] == gid
