@@ -365,3 +365,26 @@ def test_real_server_refuses_big_bodies_before_reading_them(tmp_path):
 
         got = exchange(chunked, srv.port)
         assert got.startswith(b"HTTP/1.1 413") and b"100,000 bytes" in got
+
+
+def test_forwarded_client_address_only_from_a_trusted_proxy(tmp_path):
+    import urllib.error
+    import urllib.request
+
+    from ringgames.server.testing import ServerProcess
+
+    def create(url, forwarded_for):
+        body = json.dumps({"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "open"}]}).encode()
+        req = urllib.request.Request(f"{url}/api/games", data=body, method="POST",
+                                     headers={"Content-Type": "application/json", "X-Forwarded-For": forwarded_for})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    one = ["--limit", "games_rate=1/minute"]
+    with ServerProcess(f"sqlite:///{tmp_path / 'p1.sqlite3'}", extra_args=one) as srv:  # no trusted proxy: the header is ignored
+        assert [create(srv.url, ip) for ip in ("10.0.0.1", "10.0.0.2")] == [201, 429]
+    with ServerProcess(f"sqlite:///{tmp_path / 'p2.sqlite3'}", extra_args=[*one, "--forwarded-allow-ips", "127.0.0.1"]) as srv:
+        assert [create(srv.url, ip) for ip in ("10.0.0.1", "10.0.0.1", "10.0.0.2")] == [201, 429, 201]
