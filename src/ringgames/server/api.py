@@ -7,7 +7,7 @@ from typing import Literal
 
 from fastapi import APIRouter, File, Request, Response, UploadFile
 from fastapi.responses import PlainTextResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from .limits import MAX_SEATS, read_uploads
 from .service import ApiError, Hub
@@ -29,6 +29,14 @@ class CreateGame(BaseModel):
     players: int | None = Field(None, description="RINGS: 2–6")
     seats: list[SeatSpec] = Field(..., max_length=MAX_SEATS, description=f"one per seat (at most {MAX_SEATS})")
     setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode")
+
+    @field_validator("seats", mode="before")
+    @classmethod
+    def _bounded_seats(cls, v: object) -> object:
+        """Count the seats before validating each one (a 1 MiB body holds 340,000 empty seats)."""
+        if isinstance(v, list) and len(v) > MAX_SEATS:
+            raise ValueError(f"at most {MAX_SEATS} seats, not {len(v):,}")
+        return v
 
 
 class ActionIn(BaseModel):
