@@ -8,11 +8,11 @@ library (``"20/minute"``, ``"30 per 10 seconds"``).
 * Per client (games created, chat messages, uploads, WebSocket connections): ``limits``'s
   *sliding window counter* (the count of the current window plus the previous window's count
   weighted by how much of it still overlaps: close to "at most N in any window", two counters per
-  client; bursts at the edge of two windows can pass up to about 2 N in the worst case). The exact
-  moving window of ``limits`` keeps a timestamp per hit and its in-memory storage sweeps them with a
-  thread hop per key after every hit, too costly for a busy server. The counters live in memory by default (``storage="memory://"``);
-  a shared storage (``"redis://host:6379"``) can replace it for several server processes without
-  code changes.
+  client; bursts at the edge of two windows can pass up to about 2 N in the worst case). (The exact
+  moving window of ``limits`` keeps a timestamp per hit, and its in-memory storage sweeps them with a
+  thread hop per key after every hit: too costly for a busy server.) The counters live in memory by
+  default (``storage="memory://"``); a shared storage (``"redis://host:6379"``) can replace it for
+  several server processes without code changes.
 * Per WebSocket connection (messages, refused messages): an exact moving window of the
   connection's own timestamps (:class:`ConnectionRate`), kept with the connection: nothing to share
   between processes, and no storage work on the per-message path.
