@@ -561,16 +561,27 @@ def selfplay(game, agent, games, out, jobs, variant, players, per_file, seed):
 @click.option("--allow-origin", "allowed_origins", multiple=True, metavar="ORIGIN",
               help="Another origin (scheme://host[:port]) whose pages may use the API and WebSockets; repeatable. "
                    "The site's own host always may; every other cross-site request is refused.")
-@click.option("--forwarded-allow-ips", default=None, metavar="IPS",
-              help="Proxies (comma-separated IPs, or *) whose X-Forwarded-Proto/For headers are trusted "
-                   "(default: uvicorn's, $FORWARDED_ALLOW_IPS or 127.0.0.1).")
-def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https, allowed_origins, forwarded_allow_ips):
+@click.option("--limit", "limit_options", multiple=True, metavar="NAME=VALUE",
+              help="Change a limit (repeatable), e.g. --limit games_rate=60/minute --limit body_bytes=2097152; "
+                   "names and defaults: docs/security.md.")
+@click.option("--forwarded-allow-ips", default="", metavar="IPS",
+              help="Addresses of trusted reverse proxies (comma-separated, or *): only requests from them may set "
+                   "the client address (X-Forwarded-For, which rate limits count by) and scheme (X-Forwarded-Proto, "
+                   "which makes the seat cookie Secure). Default: none.")
+def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https, allowed_origins, limit_options,
+          forwarded_allow_ips):
     """Run the play site (lobby, games, archive, JSON API at /docs). Needs the ``server`` extra."""
     _require_server("serve")
     import uvicorn
 
     from .server.app import create_app
     from .server.db import default_sqlite_url
+    from .server.limits import Limits
+
+    try:
+        limits = Limits.from_options(limit_options)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--limit") from None
 
     url = db_url or default_sqlite_url()
     if url.startswith("sqlite:///"):
@@ -578,9 +589,12 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
     else:
         click.echo(f"database: {url.split('@')[-1]}")
     click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
-    app = create_app(url, ai_workers=ai_workers, ai_delay=ai_delay, allowed_origins=allowed_origins, behind_https=behind_https)
+    app = create_app(url, ai_workers=ai_workers, ai_delay=ai_delay, allowed_origins=allowed_origins,
+                     behind_https=behind_https, limits=limits)
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression,
-                proxy_headers=True, forwarded_allow_ips=forwarded_allow_ips)
+                proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or None,
+                # a hard stop far above the app's own per-message limit (which answers with the reason)
+                ws_max_size=max(4 * limits.ws_message_bytes, 1024 * 1024))
 
 
 @main.command("import")
@@ -602,7 +616,7 @@ def import_(files, db_url):
     url = db_url or default_sqlite_url()
 
     async def run():
-        hub = Hub(url)
+        hub = Hub(url, run_computers=False)  # a server may use this database: only `serve` plays computer seats
         await hub.start()
         ok = bad = 0
         try:

@@ -82,7 +82,7 @@ def test_request_bodies_are_strict_and_bounded(spec):
     assert {"type": "string", "maxLength": 100} in action["properties"]["action"]["anyOf"]
     for name in ("CreateGame", "SeatSpec", "JoinIn", "InviteIn", "ResignIn", "DrawIn", "ChatIn"):
         assert schemas[name]["additionalProperties"] is False, name
-    assert schemas["CreateGame"]["properties"]["seats"]["maxItems"] == 16
+    assert schemas["CreateGame"]["properties"]["seats"]["maxItems"] == 6  # server/limits.py MAX_SEATS
     assert schemas["ChatIn"]["properties"]["text"]["maxLength"] == 2000
 
 

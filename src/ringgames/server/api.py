@@ -24,10 +24,11 @@ from fastapi import (
 )
 from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from . import seats as seat_tokens
 from .errors import ApiError
+from .limits import MAX_SEATS, read_uploads
 from .security import same_site_only, secure_cookie
 from .service import Hub
 from .views import (
@@ -90,8 +91,17 @@ class CreateGame(BaseModel):
     game: str = Field(..., max_length=32, description="yinsh, gyges or rings")
     variant: str | None = Field(None, max_length=32, description="YINSH: standard|blitz; Gygès: standard|beginner")
     players: PlayerCount | None = Field(None, description="RINGS: 2–6")
-    seats: list[SeatSpec] = Field(..., min_length=1, max_length=16, description="one per player, in seat order")
+    seats: list[SeatSpec] = Field(..., min_length=1, max_length=MAX_SEATS,
+                                  description=f"one per player, in seat order (at most {MAX_SEATS})")
     setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode")
+
+    @field_validator("seats", mode="before")
+    @classmethod
+    def _bounded_seats(cls, v: object) -> object:
+        """Count the seats before validating each one (a 1 MiB body holds 340,000 empty seats)."""
+        if isinstance(v, list) and len(v) > MAX_SEATS:
+            raise ValueError(f"at most {MAX_SEATS} seats, not {len(v):,}")
+        return v
 
 
 class ActionIn(BaseModel):
@@ -344,12 +354,6 @@ async def get_record(gid: GameId, request: Request):
 @router.post("/import", summary="Import game records (boardspace YINSH, .rgn); each file is reported separately",
              response_model=ImportReport, responses=errors(*POST, 429))
 async def import_files(request: Request, files: Annotated[list[UploadFile], File(description="record files")] = []):  # noqa: B006
-    hub = hub_of(request)
-    results = []
-    for f in files:
-        data = await f.read()
-        if len(data) > 2_000_000:
-            results.append({"file": f.filename, "ok": False, "error": f"{f.filename}: file too large"})
-            continue
-        results.extend(await hub.import_text(data.decode("utf-8", errors="replace"), f.filename or "upload"))
+    settings = request.app.state.limits  # size, files and games per upload: over any of them, nothing is imported (413)
+    results = await hub_of(request).import_upload(await read_uploads(files, settings), settings.upload_games)
     return {"results": results, "imported": sum(r["ok"] for r in results), "failed": sum(not r["ok"] for r in results)}

@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import GAMES
 from . import api, live
+from . import limits as _limits
 from .errors import ApiError, describe_validation_errors
 from .headers import SecurityHeaders
 from .i18n.web import render_page
@@ -39,10 +40,13 @@ def swagger_ui_dir() -> Path:
 
 
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
-               behind_https: bool = False) -> FastAPI:
+               behind_https: bool = False, limits: _limits.Limits | None = None) -> FastAPI:
     """The site. ``allowed_origins``: other origins whose pages may use the API and WebSockets (the site's own
-    host always may); ``behind_https``: served over HTTPS by a proxy, so the seat cookie is ``Secure``."""
-    hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay)
+    host always may); ``behind_https``: served over HTTPS by a proxy, so the seat cookie is ``Secure``;
+    ``limits``: request sizes, uploads, rates (``server/limits.py``; defaults when None)."""
+    settings = limits or _limits.Limits()
+    hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay, room_idle_seconds=settings.room_idle_seconds,
+              max_rooms=settings.max_rooms)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -56,7 +60,6 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
                   docs_url=None, redoc_url=None,
                   description="Play YINSH, Gygès and RINGS: games, seats, actions, draws, records.")
     app.state.hub = hub
-    app.add_middleware(SecurityHeaders)
     app.state.security = SecuritySettings.make(allowed_origins, behind_https)
 
     @app.exception_handler(ApiError)
@@ -72,6 +75,8 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     async def _bad_request(request: Request, exc: RequestValidationError):
         return JSONResponse({"error": "bad_request", "message": describe_validation_errors(exc.errors())}, status_code=400)
 
+    _limits.install(app, settings)
+    app.add_middleware(SecurityHeaders)  # outermost: refusals by the limits (413, 429) carry the headers too
     app.include_router(api.router)
     default_openapi = app.openapi
 

@@ -5,11 +5,28 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+#: error messages are cut to this many characters (they never echo a client's input whole)
+MAX_MESSAGE_CHARS = 300
+
+
+def short(message: str, n: int = MAX_MESSAGE_CHARS) -> str:
+    """``message`` cut to at most ``n`` characters."""
+    return message if len(message) <= n else message[:n - 1] + "…"
+
+
+def clip(value: Any, n: int = 60) -> str:
+    """A value for an error message, ``repr``-like and at most about ``n`` characters (input is never echoed whole)."""
+    text = value if isinstance(value, str) else f"<{type(value).__name__}>"
+    if len(text) > n:
+        return repr(text[:n]) + f"… ({len(text):,} characters)"
+    return repr(text)
+
 
 class ApiError(Exception):
-    """An error for the client: HTTP status, a short code and a readable message."""
+    """An error for the client: HTTP status, a short code and a readable message (at most MAX_MESSAGE_CHARS)."""
 
     def __init__(self, status: int, code: str, message: str, **extra: Any):
+        message = short(message)
         super().__init__(message)
         self.status, self.code, self.message, self.extra = status, code, message, extra
 

@@ -14,8 +14,10 @@ import logging
 import multiprocessing
 import random
 import secrets
+from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import cast
@@ -29,9 +31,9 @@ from .. import load_game
 from ..protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
 from . import seats as seat_tokens
 from .db import ChatRow, GameRow, MoveRow, make_engine, migrate, sessions
-from .errors import ApiError
+from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
 
-__all__ = ["ApiError", "Hub", "Room"]
+__all__ = ["MAX_MESSAGE_CHARS", "ApiError", "Hub", "Room", "clip", "short"]
 
 log = logging.getLogger("ringgames.server")
 
@@ -41,8 +43,8 @@ SETUP_PLIES = {"gyges": 2}
 PRESETS = {"gyges": ["321123", "123321", "231132", "312213"]}
 MAX_NAME = 40
 MAX_CHAT = 500
-
-
+#: the longest action string accepted (one action's notation is a few characters)
+MAX_ACTION_CHARS = 100
 def clean_name(name: str | None, default: str) -> str:
     """Player names: trimmed, printable, at most MAX_NAME characters (pages render them as text)."""
     name = "".join(ch for ch in (name or "") if ch.isprintable()).strip()[:MAX_NAME]
@@ -78,15 +80,33 @@ class Room:
     listeners: set = field(default_factory=set)
     chat: list[dict] = field(default_factory=list)
     ai_task: asyncio.Task | None = None
+    #: when the room was last asked for (event loop time), for evicting idle rooms
+    touched: float = 0.0
+    #: the encoded state (JSON text) and the key of the state it encodes; see ``Hub.state_json``
+    encoded: str | None = None
+    encoded_key: tuple | None = None
+
+    def state_key(self) -> tuple:
+        """Changes whenever what ``Hub.snapshot`` shows changes (moves, status, seats, tags, draw offers)."""
+        return (len(self.state.history), self.row.status, id(self.row.seats), id(self.row.tags), tuple(self.row.draw_offers or ()))
 
 
 class Hub:
-    def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3):
+    def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, run_computers: bool = True,
+                 room_idle_seconds: float = 600.0, max_rooms: int = 5000):
+        """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
+        database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
+        watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
+        database is the truth and a later request loads them again."""
         self.db_url = db_url
         self.engine: Engine | None = None
         self._sessionmaker: sessionmaker[Session] | None = None
         self.rooms: dict[str, Room] = {}
-        self._loading: dict[str, asyncio.Lock] = {}
+        #: games being loaded now: the first request loads, the others wait for its outcome (empty when idle)
+        self._loading: dict[str, asyncio.Future] = {}
+        self.run_computers = run_computers
+        self.room_idle_seconds = room_idle_seconds
+        self.max_rooms = max_rooms
         self.ai_workers = ai_workers
         self.ai_delay = ai_delay
         self._pool: ProcessPoolExecutor | None = None
@@ -115,11 +135,26 @@ class Hub:
         self.engine = make_engine(self.db_url)
         self._sessionmaker = sessions(self.engine)
         self._freeze()
+        self._spawn(self._sweep())
+        if not self.run_computers:
+            return
         # resume computer moves of unfinished games
         ids = await asyncio.to_thread(self._live_ids)
         for gid in ids:
             room = await self.room(gid)
             self._maybe_ai(room)
+
+    def _spawn(self, coro) -> asyncio.Task:
+        t = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(t)
+        t.add_done_callback(self._tasks.discard)
+        return t
+
+    async def _sweep(self) -> None:
+        """Evict idle rooms now and then (every quarter of the idle time, at least every 60 s)."""
+        while True:
+            await asyncio.sleep(min(60.0, max(1.0, self.room_idle_seconds / 4)))
+            self.evict_idle()
 
     async def stop(self) -> None:
         for t in list(self._tasks):
@@ -162,46 +197,103 @@ class Hub:
             return row, moves, chat
 
     async def room(self, gid: str) -> Room:
-        """The live room of game ``gid`` (replayed from the database on first use)."""
-        room = self.rooms.get(gid)
-        if room is not None:
-            return room
-        lock = self._loading.setdefault(gid, asyncio.Lock())
-        async with lock:
+        """The live room of game ``gid`` (replayed from the database on first use).
+
+        Concurrent requests for a game not in memory share one load; nothing is kept for an
+        id that is not a game (no lock, no entry)."""
+        loop = asyncio.get_running_loop()
+        while True:
             room = self.rooms.get(gid)
             if room is not None:
+                room.touched = loop.time()
                 return room
-            loaded = await asyncio.to_thread(self._load, gid) if len(gid) <= 32 else None
-            if loaded is None:
-                raise ApiError(404, "unknown_game", f"there is no game {gid!r}")
-            row, moves, chat = loaded
-            game = load_game(row.game, row.variant, row.players)
-            self._freeze(game.name)
-            state = game.new_initial_state() if row.start is None else game.state_from_position(row.start)
-            texts, seats_of = [], []
-            for m in moves:
-                if m.action == RESIGN:
-                    state.resign(m.seat)
-                elif m.action == AGREED_DRAW:
-                    state.agree_draw()
-                else:
-                    state.play(m.action)
-                texts.append(m.text)
-                seats_of.append(m.seat)
-            room = Room(gid, row, state, texts, seats_of)
-            room.chat = [{"name": c.name, "text": c.text} for c in chat]
-            self._evict()
-            self.rooms[gid] = room
-            return room
+            pending = self._loading.get(gid)
+            if pending is None:
+                break
+            await asyncio.wait([pending])  # another request is loading it: use its outcome
+            if not pending.cancelled() and isinstance(err := pending.exception(), ApiError):
+                raise ApiError(err.status, err.code, err.message, **err.extra)
+        fut = loop.create_future()
+        self._loading[gid] = fut
+        try:
+            room = await self._load_room(gid)
+        except BaseException as exc:
+            if isinstance(exc, ApiError):
+                fut.set_exception(exc)
+                fut.exception()  # retrieved: no "never retrieved" warning when nobody else waited
+            else:
+                fut.cancel()  # the waiters try again themselves
+            raise
+        finally:
+            del self._loading[gid]
+        room.touched = loop.time()
+        self.rooms[gid] = room
+        fut.set_result(room)
+        self._evict_over_capacity()
+        if self.run_computers:
+            self._maybe_ai(room)
+        return room
 
-    def _evict(self, keep: int = 5000) -> None:
-        """Forget finished games nobody watches once many games are in memory (they reload on demand)."""
-        if len(self.rooms) < keep:
+    async def _load_room(self, gid: str) -> Room:
+        loaded = await asyncio.to_thread(self._load, gid) if len(gid) <= 32 else None
+        if loaded is None:
+            raise ApiError(404, "unknown_game", f"there is no game {clip(gid)}")
+        row, moves, chat = loaded
+        game = load_game(row.game, row.variant, row.players)
+        self._freeze(game.name)
+        state = game.new_initial_state() if row.start is None else game.state_from_position(row.start)
+        texts, seats_of = [], []
+        for m in moves:
+            if m.action == RESIGN:
+                state.resign(m.seat)
+            elif m.action == AGREED_DRAW:
+                state.agree_draw()
+            else:
+                state.play(m.action)
+            texts.append(m.text)
+            seats_of.append(m.seat)
+        room = Room(gid, row, state, texts, seats_of)
+        room.chat = [{"name": c.name, "text": c.text} for c in chat]
+        return room
+
+    @asynccontextmanager
+    async def _locked(self, gid: str) -> AsyncIterator[Room]:
+        """The room of ``gid`` with its lock held; if the room was evicted while we waited for the lock,
+        the room that is in memory now (loaded again from the database) instead."""
+        while True:
+            room = await self.room(gid)
+            async with room.lock:
+                if self.rooms.get(gid) is room:
+                    yield room
+                    return
+
+    @staticmethod
+    def _busy(room: Room) -> bool:
+        """Somebody watches, a request holds its lock, or a computer is thinking: the room stays in memory."""
+        return bool(room.listeners) or room.lock.locked() or (room.ai_task is not None and not room.ai_task.done())
+
+    def evict_idle(self, idle: float | None = None) -> int:
+        """Drop rooms not asked for during ``idle`` seconds (default: ``room_idle_seconds``) and not busy.
+
+        Finished, imported (also unfinished) and live games alike: the database holds all of
+        them, and the next request loads them again. Returns how many were dropped."""
+        cutoff = asyncio.get_running_loop().time() - (self.room_idle_seconds if idle is None else idle)
+        gone = [gid for gid, r in self.rooms.items() if r.touched <= cutoff and not self._busy(r)]
+        for gid in gone:
+            del self.rooms[gid]
+        return len(gone)
+
+    def _evict_over_capacity(self) -> None:
+        """Above ``max_rooms``, drop the least recently used rooms that are not busy (down to 90 %)."""
+        if len(self.rooms) <= self.max_rooms:
             return
-        for gid, r in list(self.rooms.items()):
-            if r.state.is_terminal() and not r.listeners and not r.lock.locked():
-                del self.rooms[gid]
-                self._loading.pop(gid, None)
+        target = max(1, int(self.max_rooms * 0.9))
+        now = asyncio.get_running_loop().time()
+        for r in sorted(self.rooms.values(), key=lambda r: r.touched):
+            if len(self.rooms) <= target:
+                break
+            if not self._busy(r) and r.touched < now:  # never the room just loaded for the request at hand
+                del self.rooms[r.id]
 
     # -- creating --------------------------------------------------------
     async def create(self, game: str, variant: str | None, players: int | None, seats: list[dict],
@@ -247,7 +339,7 @@ class Hub:
                       status="live", source="play", start=None, tags={"setup": setup or "free"}, draw_offers=[],
                       result="none", ply=0)
         row.status = self._status(row, state)
-        room = Room(row.id, row, state, [], [])
+        room = Room(row.id, row, state, [], [], touched=asyncio.get_running_loop().time())
         pre: list[tuple[int, int, str]] = []
         if setup == "random":
             rng = random.Random()
@@ -261,6 +353,7 @@ class Hub:
             room.texts.append(t)
             room.seats_of.append(p)
         self.rooms[row.id] = room
+        self._evict_over_capacity()
         self._maybe_ai(room)
         return room, mine, invites
 
@@ -289,8 +382,7 @@ class Hub:
     async def join(self, gid: str, seat: int, name: str | None, invite: str | None, *, vouched: bool = False) -> tuple[Room, str]:
         """Take seat ``seat``: with its invite token (used up), or without one if the seat is open (or ``vouched``
         for by the server). Returns the room and the player's fresh seat token."""
-        room = await self.room(gid)
-        async with room.lock:
+        async with self._locked(gid) as room:
             seats = [dict(s) for s in room.row.seats]
             if not 0 <= seat < len(seats):
                 raise ApiError(422, "bad_seat", f"there is no seat {seat}")
@@ -305,8 +397,7 @@ class Hub:
 
     async def reinvite(self, gid: str, seat: int, tokens: list[str]) -> str:
         """A new single-use invite token for waiting seat ``seat``, for a player of the game (the old link dies)."""
-        room = await self.room(gid)
-        async with room.lock:
+        async with self._locked(gid) as room:
             if not self.seats_for(room, tokens):
                 raise ApiError(403, "not_your_seat", "only players of this game can invite")
             seats = [dict(s) for s in room.row.seats]
@@ -329,8 +420,7 @@ class Hub:
         next seat's move. The action is committed to the database, then broadcast. On any error the
         state is unchanged.
         """
-        room = await self.room(gid)
-        async with room.lock:
+        async with self._locked(gid) as room:
             st = room.state
             if st.is_terminal():
                 raise ApiError(409, "game_over", f"the game is over ({st.result_string()})")
@@ -345,6 +435,8 @@ class Hub:
                                to_move=st.game.seat_names[p])
             if isinstance(action, bool) or not isinstance(action, (int, str)):
                 raise ApiError(400, "bad_action", "action must be a string in the game's notation or an action id")
+            if isinstance(action, str) and len(action) > MAX_ACTION_CHARS:
+                raise ApiError(422, "illegal_action", f"{clip(action)} is not an action: an action is at most {MAX_ACTION_CHARS} characters")
             allowed = self._preset_filter(room)
             try:
                 a = st.play(action)
@@ -467,8 +559,7 @@ class Hub:
                                              for g, values, _ in batch])
 
     async def resign(self, gid: str, tokens: list[str], seat: int | None = None) -> Room:
-        room = await self.room(gid)
-        async with room.lock:
+        async with self._locked(gid) as room:
             st = room.state
             if st.is_terminal():
                 raise ApiError(409, "game_over", "the game is already over")
@@ -484,8 +575,7 @@ class Hub:
 
     async def draw(self, gid: str, tokens: list[str], what: str) -> Room:
         """``what``: offer | accept | decline. The draw is agreed once every human seat still playing agrees."""
-        room = await self.room(gid)
-        async with room.lock:
+        async with self._locked(gid) as room:
             st = room.state
             if st.is_terminal():
                 raise ApiError(409, "game_over", "the game is already over")
@@ -532,15 +622,12 @@ class Hub:
     # -- computer --------------------------------------------------------
     def _maybe_ai(self, room: Room) -> None:
         st = room.state
-        if st.is_terminal() or (room.ai_task and not room.ai_task.done()):
+        if not self.run_computers or st.is_terminal() or (room.ai_task and not room.ai_task.done()):
             return
         p = st.current_player()
         if room.row.seats[p]["kind"] != "computer":
             return
-        t = asyncio.get_running_loop().create_task(self._ai_move(room))
-        room.ai_task = t
-        self._tasks.add(t)
-        t.add_done_callback(self._tasks.discard)
+        room.ai_task = self._spawn(self._ai_move(room))
 
     async def _ai_move(self, room: Room) -> None:
         try:
@@ -631,40 +718,79 @@ class Hub:
                  "updated": r.updated.isoformat() if r.updated else None} for r in rows]
 
     # -- live ------------------------------------------------------------
+    def state_json(self, room: Room) -> str:
+        """``snapshot(room)`` encoded as JSON text, computed once per change of the game and then reused
+        (broadcasts, ``hello`` and ``sync`` answers all send this text)."""
+        key = room.state_key()
+        if room.encoded is None or room.encoded_key != key:
+            room.encoded, room.encoded_key = orjson.dumps(self.snapshot(room)).decode(), key
+        return room.encoded
+
+    def state_message(self, room: Room) -> str:
+        """The ``{"type": "state", "state": ...}`` message of the current state, as JSON text."""
+        return '{"type":"state","state":' + self.state_json(room) + "}"
+
     async def broadcast(self, room: Room) -> None:
-        await self.send_all(room, {"type": "state", "state": self.snapshot(room)})
+        if room.listeners:
+            self._queue_all(room, self.state_message(room))
 
     async def send_all(self, room: Room, msg: dict) -> None:
         """Queue ``msg`` (encoded once) for every WebSocket of the room."""
-        if not room.listeners:
-            return
-        text = orjson.dumps(msg).decode()
+        if room.listeners:
+            self._queue_all(room, orjson.dumps(msg).decode())
+
+    @staticmethod
+    def _queue_all(room: Room, msg: str) -> None:
         for q in list(room.listeners):
             try:
-                q.put_nowait(text)
+                q.put_nowait(msg)
             except asyncio.QueueFull:  # a stuck client: it will resync on reconnect
                 room.listeners.discard(q)
 
     # -- import ----------------------------------------------------------
     async def import_text(self, text: str, source: str) -> list[dict]:
         """Import every game record in ``text`` (any supported format). Returns one result per record/file."""
+        return await self._import_records(source, await asyncio.to_thread(self._parse_records, text, source))
+
+    async def import_upload(self, files: list[tuple[str, str]], max_games: int) -> list[dict]:
+        """Import uploaded files ``(name, text)``: all of them are read first, and if they hold more than
+        ``max_games`` games together, nothing is imported (413). A record that does not replay is
+        reported and the others are imported, as with ``import_text``."""
+        parsed = [(name, await asyncio.to_thread(self._parse_records, text, name)) for name, text in files]
+        total = sum(len(recs) for _, recs in parsed if isinstance(recs, list))
+        if total > max_games:
+            raise ApiError(413, "too_large", f"the upload holds {total:,} games, at most {max_games:,} are imported at once; "
+                                             "nothing was imported")
+        results: list[dict] = []
+        for name, recs in parsed:
+            results.extend(await self._import_records(name, recs))
+        return results
+
+    @staticmethod
+    def _parse_records(text: str, source: str) -> list | dict:
+        """The records in ``text``, or the error result of the whole file."""
         from ..records import RecordError, loads
 
         try:
-            recs = loads(text, source)
+            return loads(text, source)
         except RecordError as exc:
-            return [{"file": source, "ok": False, "error": str(exc)}]
-        results = []
-        for rec in recs:
-            try:
-                st = rec.replay()
-            except RecordError as exc:
-                results.append({"file": source, "ok": False, "error": str(exc)})
-                continue
-            gid = await asyncio.to_thread(self._store_import, st, rec)
-            results.append({"file": source, "ok": True, "id": gid, "game": st.game.name, "result": st.result_string(),
-                            "plies": len(st.history)})
-        return results
+            return {"file": source, "ok": False, "error": short(str(exc))}
+
+    async def _import_records(self, source: str, recs: list | dict) -> list[dict]:
+        if isinstance(recs, dict):
+            return [recs]
+        return [await asyncio.to_thread(self._import_one, rec, source) for rec in recs]
+
+    def _import_one(self, rec, source: str) -> dict:
+        """Replay one record and store it (in a worker thread: the event loop keeps serving the games)."""
+        from ..records import RecordError
+
+        try:
+            st = rec.replay()
+        except RecordError as exc:
+            return {"file": source, "ok": False, "error": short(str(exc))}
+        gid = self._store_import(st, rec)
+        return {"file": source, "ok": True, "id": gid, "game": st.game.name, "result": st.result_string(), "plies": len(st.history)}
 
     def _store_import(self, st: State, rec) -> str:
         g = st.game
