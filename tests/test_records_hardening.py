@@ -65,7 +65,7 @@ def test_semicolon_and_escaped_bracket_inside_values_keep_their_data():
 
 
 def test_a_command_is_not_split_by_a_semicolon_in_a_comment_value():
-    rec = loads(HEAD + "; P0[1 place wr  E 3] C[nice; P1[2 place br  A 5]]\n; P1[2 place br  B 5]\n)", "s.sgf")[0]
+    rec = loads(HEAD + "; P0[1 place wr  E 3] C[nice; P1[2 place br  A 5\\]]\n; P1[2 place br  B 5]\n)", "s.sgf")[0]
     st_ = rec.replay()
     assert [st_.action_to_string(a) for a in st_.history] == ["e3", "b5"]
 
