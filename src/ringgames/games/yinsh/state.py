@@ -24,6 +24,7 @@ import numpy as np
 
 from ...kernel_state import KernelState
 from ...protocol import TERMINAL, Game, NotationError, Outcome
+from ...textbounds import excerpt
 from . import kernel as K
 from .board import BETWEEN, NUM_POINTS, POINT_NAMES, SYMMETRIES, WINDOW_ID, WINDOWS, window_of
 from .kernel import MOVE, NUM_ACTIONS, PASS, PLACE, RING, ROW
@@ -223,12 +224,12 @@ class YinshState(KernelState):
             return PLACE + pts[0]
         if kind == "move":
             if BETWEEN[pts[0]][pts[1]] is None:
-                raise NotationError(f"{text!r}: {point_name(pts[0])} and {point_name(pts[1])} are not on one line")
+                raise NotationError(f"{excerpt(text)}: {point_name(pts[0])} and {point_name(pts[1])} are not on one line")
             return MOVE + pts[0] * NUM_POINTS + pts[1]
         if kind == "row":
             w = window_of(pts[0], pts[1])
             if w is None:
-                raise NotationError(f"{text!r}: a row's end points must be 4 steps apart on one line")
+                raise NotationError(f"{excerpt(text)}: a row's end points must be 4 steps apart on one line")
             return ROW + w
         if kind == "ring":
             return RING + pts[0]
