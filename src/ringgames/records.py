@@ -289,10 +289,10 @@ def _unescape(v: str) -> str:
         e = m.group(1)
         return chr(int(e[1:], 16)) if len(e) == 5 else _UNESCAPES.get(e, e)
 
-    return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", one, v, flags=re.S)
+    return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", one, v, flags=re.DOTALL)
 
 
-_TAG = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*(?:;.*)?$', re.S)
+_TAG = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*(?:;.*)?$', re.DOTALL)
 _MOVENO = re.compile(r"^[0-9]+\.+$")
 
 

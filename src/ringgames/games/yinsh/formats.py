@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...protocol import RingGamesError, State
+from ...protocol import RingGamesError
 from ...records import Record, RecordError, Turn, register_format
 from ...textbounds import excerpt, shorten
 
@@ -215,7 +215,7 @@ def _boardspace_record(nodes: list[SgfNode], source: str) -> Record:
                     continue
                 player = int(key[1])
                 cmd = val.strip()
-                m = re.match(r'id\s+"(.*)"$', cmd, re.S)
+                m = re.match(r'id\s+"(.*)"$', cmd, re.DOTALL)
                 if m:
                     tags["White" if player == 0 else "Black"] = m.group(1)
                     continue

@@ -116,7 +116,7 @@ def parse_position(text: str) -> tuple[list[int], int, str, tuple[int, int], int
     for c, (col, (lo, hi)) in enumerate(zip(cols, COLUMN_ROWS)):
         cells: list[int] = []
         size = hi - lo + 1
-        for tok in re.findall(r"[0-9]+|.", col, re.S):
+        for tok in re.findall(r"[0-9]+|.", col, re.DOTALL):
             if tok[0] in "0123456789":
                 run = int(tok) if len(tok) <= 3 else size + 1  # bounded before any allocation
                 if len(cells) + run > size:

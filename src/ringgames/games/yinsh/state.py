@@ -110,6 +110,27 @@ class YinshGame(Game):
         K.scan_rows(a)
         if phase == "row" and not st._scan_rows(actor):
             raise NotationError("position: phase 'row' but the player has no row")
+        # [project decision] rows are removed as soon as a move makes them (rules, *Rows*): a position to
+        # move or place with a completed row cannot arise, and who would resolve it first is not in the
+        # string (the mover is); it is refused, with the phase to write instead
+        if phase in ("place", "move"):
+            for p in (0, 1):
+                rows = st._scan_rows(p)
+                if rows:
+                    ends = WINDOWS[rows[0]]
+                    raise NotationError(
+                        f"position: {self.seat_names[p]} has a completed row ({point_name(ends[0])}-{point_name(ends[4])})"
+                        f" in phase {phase!r}; rows are removed before the next move: write phase 'row' with"
+                        " the mover who made it"
+                    )
+        # the mover resolves all their rows before the opponent resolves theirs
+        if phase in ("row", "ring") and mover is not None and actor != mover:
+            rows = st._scan_rows(mover)
+            if rows:
+                raise NotationError(
+                    f"position: {self.seat_names[actor]} is removing while the mover ({self.seat_names[mover]}) "
+                    "still has a row; the mover removes their rows first"
+                )
         if phase == "over":
             K.final_outcome(a, K.R_RINGS if max(removed) >= self.rings_to_win else K.R_MARKERS)
             if max(removed) >= self.rings_to_win:
@@ -188,9 +209,12 @@ class YinshState(KernelState):
 
     @property
     def pending(self) -> list[list[int]]:
-        """Candidate row windows per player found after the last move."""
+        """Candidate row windows per player found after the last move (ascending; some may be broken since)."""
         s = self.s
-        return [sorted(s[K.PEND + K.MAX_PEND * p : K.PEND + K.MAX_PEND * p + s[K.NPEND + p]].tolist()) for p in (0, 1)]
+        return [
+            [w for w in range(len(WINDOWS)) if s[K.PEND + K.PEND_WORDS * p + w // K.WBITS] >> (w % K.WBITS) & 1]
+            for p in (0, 1)
+        ]
 
     def _scan_rows(self, player: int) -> list[int]:
         colour = 1 + player
@@ -270,10 +294,11 @@ class YinshState(KernelState):
         for i in range(10):
             r = a[K.RINGS + i]
             b[K.RINGS + i] = sym[r] if r >= 0 else -1
-        for p in (0, 1):
-            base = K.PEND + K.MAX_PEND * p
-            for i in range(a[K.NPEND + p]):
-                b[base + i] = transform_window(int(a[base + i]), k)
+        b[K.PEND : K.PEND + 2 * K.PEND_WORDS] = 0
+        for p, windows in enumerate(self.pending):
+            for w in windows:
+                v = transform_window(w, k)
+                b[K.PEND + K.PEND_WORDS * p + v // K.WBITS] |= 1 << (v % K.WBITS)
         t._start = t.position()
         return t
 
