@@ -20,6 +20,11 @@ points, either order) · ``xa5`` remove a ring · ``pass``.
 * ``mover``: in phases ``row``/``ring``, whose move started the turn (``w``/``b``), else ``-``;
 * ``passes``: consecutive passes just played (0 or 1).
 
+Numbers are ASCII digits; a run is at most the column's length. [project decision] A
+position in phase ``place`` or ``move`` with a completed row is refused (rows are removed
+before the next move; write phase ``row`` with the mover), as is one where the mover's
+opponent removes while the mover still has a row (see ``docs/records.md``).
+
 >>> from ringgames import load_game
 >>> load_game("yinsh").new_initial_state().position()
 '4/7/8/9/10/9/10/9/8/7/4 w place 0:0 - 0'
