@@ -170,6 +170,15 @@ def test_non_ascii_digits_in_an_arrangement_are_notation_errors():
         s.string_to_action("\u0663\u0662\u0661\u0661\u0662\u0663")
 
 
+@pytest.mark.parametrize("text", ["1.e3 2.a5 \u0663.b5", "1.e3 2.a5 " + "3" * 5000 + ".b5", "1.e3 2.a\u0665"])
+def test_gipf_move_numbers_and_points_are_ascii_and_bounded(text):
+    from ringgames.games.yinsh.formats import parse_gipf
+
+    with pytest.raises(RecordError) as exc:
+        parse_gipf(text, "g.txt")
+    assert len(str(exc.value)) < 300
+
+
 def test_a_superscript_seat_in_a_resign_line_is_a_record_error():
     with pytest.raises(RecordError, match="seat"):
         loads('[Game "yinsh"]\n\n1. e3\nresign \u00b2\n')[0].replay()

@@ -291,12 +291,12 @@ def _boardspace_record(nodes: list[SgfNode], source: str) -> Record:
 
 
 # -- GIPF notation -------------------------------------------------------------------
-_GIPF_TOKEN = re.compile(r"^(\d+)\.(\S*)$")
-_REMOVAL = re.compile(r"x([a-k]\d{1,2})(?:-([a-k]\d{1,2}))?", re.I)
+_GIPF_TOKEN = re.compile(r"^([0-9]{1,6})\.(\S*)$")
+_REMOVAL = re.compile(r"x([a-k][0-9]{1,2})(?:-([a-k][0-9]{1,2}))?", re.I)
 
 
 def _detect_gipf(text: str) -> bool:
-    return bool(re.match(r"^\s*1\.\s*[a-kA-K]\d{1,2}\b", text))
+    return bool(re.match(r"^\s*1\.\s*[a-kA-K][0-9]{1,2}\b", text))
 
 
 def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -> list[Record]:
@@ -321,7 +321,7 @@ def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -
     for raw in body.split():
         m = _GIPF_TOKEN.match(raw)
         if not m:
-            raise RecordError(f"{source}: {raw!r}: expected a numbered move like '11.h7-g7'")
+            raise RecordError(f"{source}: {excerpt(raw)}: expected a numbered move like '11.h7-g7'")
         num, content = int(m.group(1)), m.group(2)
         if num != expected:
             raise RecordError(f"{source}: move {num}: expected move number {expected}")
@@ -334,7 +334,7 @@ def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -
                 if part.lower().startswith("x"):
                     items = _REMOVAL.findall(part)
                     if "".join(f"x{a}" + (f"-{b}" if b else "") for a, b in items).lower() != part.lower():
-                        raise RecordError(f"{source}: {where}: cannot read removal {part!r}")
+                        raise RecordError(f"{source}: {where}: cannot read removal {excerpt(part)}")
                     for a, b in items:
                         if b:
                             tokens.append(f"x{a}-{b}".lower())
@@ -344,7 +344,7 @@ def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -
                                 rows = state.legal_actions()
                                 if len(rows) != 1:
                                     raise RecordError(
-                                        f"{source}: {where}: removal {part!r} omits the row but there are {len(rows)} to choose from"
+                                        f"{source}: {where}: removal {excerpt(part)} omits the row but there are {len(rows)} to choose from"
                                     )
                                 tokens.append(state.action_to_string(rows[0]))
                                 state.apply_action(rows[0])
@@ -356,7 +356,7 @@ def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -
         except RingGamesError as exc:
             if isinstance(exc, RecordError):
                 raise
-            raise RecordError(f"{source}: {where} ({content}): {exc}") from None
+            raise RecordError(f"{source}: {where} ({shorten(content)}): {shorten(str(exc), 200)}") from None
         rec.turns.append(Turn(tokens, where=where, player=player))
     return [rec]
 
