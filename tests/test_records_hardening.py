@@ -294,3 +294,25 @@ def test_turn_not_ended_marker_only_ends_the_last_line():
     assert text.rstrip().endswith("...")
     with pytest.raises(RecordError, match="last"):
         loads(text.rstrip() + "\nA1\n")[0].replay()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_rings_records_round_trip_at_any_save_point_with_resignations(players):
+    checked = 0
+    for seed in range(25):
+        rng = random.Random(1000 * players + seed)
+        s = load_game("rings", players=players).new_initial_state()
+        stop = rng.randrange(1, 120)
+        for _ in range(stop):
+            if s.is_terminal():
+                break
+            if rng.random() < 0.02:
+                s.resign(rng.choice(s.active_players()))
+                continue
+            s.apply_action(rng.choice(s.legal_actions()))
+        text = Record.from_state(s).dumps()
+        back = loads(text)[0].replay()
+        assert back.history == s.history, text
+        assert back.position() == s.position()
+        checked += 1
+    assert checked == 25
