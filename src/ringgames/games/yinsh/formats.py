@@ -43,7 +43,16 @@ class SgfNode:
 
 
 def _sgf_unescape(raw: str) -> str:
+    if "\\" not in raw:
+        return raw
     return re.sub(r"\\(\r\n|\n\r|[\s\S])", lambda m: "" if m.group(1) in ("\r\n", "\n\r", "\n", "\r") else m.group(1), raw)
+
+
+# one token, after optional white space: a delimiter, a property name, a value, an unclosed '[' or anything else;
+# possessive quantifiers keep it linear (no backtracking on a 10 MB value without its ']')
+_TOKEN = re.compile(
+    r"[ \t\r\n\f\v]*+(?:([;()])|([A-Z][A-Z0-9]*+)|\[([^\]\\]*+(?:\\[\s\S][^\]\\]*+)*+)\]|(\[)|([\s\S]))?"
+)
 
 
 def parse_sgf(text: str, source: str = "<string>") -> list[list[SgfNode]]:
@@ -58,94 +67,86 @@ def parse_sgf(text: str, source: str = "<string>") -> list[list[SgfNode]]:
     i = text.find("(")
     if i < 0 or text[:i].strip():
         raise RecordError(f"{source}: not an SGF file (it must start with '(')")
-    line = 1 + text.count("\n", 0, i)
     number = 0
+    line, line_pos = 1, 0  # the line of line_pos, advanced at each node (linear in all)
     # one entry per open game tree: [on the main line, a child tree was read, nodes read]
     stack: list[list[Any]] = []
     main: list[SgfNode] = []
     node: SgfNode | None = None
+    ident: str | None = None  # the property whose values are being read
+    values: list[str] = []
+
+    def here(pos: int) -> str:
+        where = f"node {node.number}, " if node is not None else ""
+        return f"{source}: {where}line {1 + text.count(chr(10), 0, pos)}"
+
     while True:
-        while i < n and text[i] in _SPACE:
-            line += text[i] == "\n"
-            i += 1
-        if i >= n:
-            break
-        c = text[i]
-        here = f"node {node.number}" if node is not None else f"line {line}"
-        if c == "(":
+        m = _TOKEN.match(text, i)
+        assert m is not None  # the last alternative takes any character; at the end, only white space matches
+        delim, name, value, unclosed, other = m.groups()
+        start, i = m.end() - 1, m.end()
+        if value is not None:
+            if ident is None:
+                raise RecordError(f"{here(start)}: a value without a property name")
+            values.append(_sgf_unescape(value))
+            continue
+        if unclosed is not None:
+            what = f"the value of {shorten(ident, 20)}" if ident else "a value"
+            raise RecordError(f"{here(start)}: the file ends inside {what} ({excerpt(text[start:], 40)}): truncated")
+        if ident is not None:
+            assert node is not None
+            if not values:
+                raise RecordError(f"{here(start)}: property {shorten(ident, 20)} without a [value]")
+            node.props.append((ident, values))
+            ident, values = None, []
+        if m.lastindex is None:
+            break  # the end of the text (only white space was left)
+        if delim == "(":
             if not stack:
                 main = []
                 stack.append([True, False, 0])
             else:
                 top = stack[-1]
                 if top[2] == 0:
-                    raise RecordError(f"{source}: {here}: a game tree must start with a node (';')")
+                    raise RecordError(f"{here(start)}: a game tree must start with a node (';')")
                 stack.append([top[0] and not top[1], False, 0])
                 top[1] = True
             node = None
-        elif c == ")":
+        elif delim == ")":
             if not stack:
-                raise RecordError(f"{source}: line {line}: ')' without a matching '('")
+                raise RecordError(f"{here(start)}: ')' without a matching '('")
             if stack[-1][2] == 0:
-                raise RecordError(f"{source}: {here}: a game tree without nodes")
+                raise RecordError(f"{here(start)}: a game tree without nodes")
             stack.pop()
             if not stack:
                 games.append(main)
             node = None
-        elif c == ";":
+        elif delim == ";":
             if not stack:
-                raise RecordError(f"{source}: line {line}: a node outside a game tree ('(' missing)")
+                raise RecordError(f"{here(start)}: a node outside a game tree ('(' missing)")
             if stack[-1][1]:
-                raise RecordError(f"{source}: {here}: a node after a variation (nodes must come first)")
+                raise RecordError(f"{here(start)}: a node after a variation (nodes must come first)")
+            line += text.count("\n", line_pos, start)
+            line_pos = start
             node = SgfNode(number, line)
             number += 1
             stack[-1][2] += 1
             if stack[-1][0]:
                 main.append(node)
-        elif "A" <= c <= "Z":
+        elif name is not None:
             if node is None:
-                raise RecordError(f"{source}: {here}: a property outside a node (';' missing)")
-            m = _IDENT.match(text, i)
-            assert m is not None
-            ident = m.group(0)
-            i = m.end()
-            values: list[str] = []
-            while True:
-                while i < n and text[i] in _SPACE:
-                    line += text[i] == "\n"
-                    i += 1
-                if i >= n or text[i] != "[":
-                    break
-                m = _VALUE.match(text, i)
-                if m is None:
-                    raise RecordError(
-                        f"{source}: node {node.number}: the file ends inside the value of {shorten(ident, 20)} "
-                        f"(line {line}: {excerpt(text[i:], 40)}): truncated"
-                    )
-                raw = m.group(1)
-                line += raw.count("\n")
-                values.append(_sgf_unescape(raw))
-                i = m.end()
-            if not values:
-                raise RecordError(f"{source}: node {node.number}: property {shorten(ident, 20)} without a [value]")
-            node.props.append((ident, values))
-            continue
+                raise RecordError(f"{here(start - len(name) + 1)}: a property outside a node (';' missing)")
+            ident = name
         else:
             raise RecordError(
-                f"{source}: {here}: unexpected {excerpt(c)} on line {line} (SGF has '(', ';', properties like P0[...], ')')"
+                f"{here(start)}: unexpected {excerpt(other)} (SGF has '(', ';', properties like P0[...], ')')"
             )
-        i += 1
     if stack:
-        last = f"node {number - 1}" if number else f"line {line}"
+        last = f"node {number - 1}" if number else "the start"
         raise RecordError(f"{source}: {last}: the file ends before the game's closing ')': truncated")
     if not games:
         raise RecordError(f"{source}: no SGF game tree")
     return games
-
-
-_SPACE = " \t\r\n\f\v"
-_IDENT = re.compile(r"[A-Z][A-Z0-9]*")
-_VALUE = re.compile(r"\[((?:[^\]\\]|\\[\s\S])*)\]")
 
 
 # -- boardspace.net ------------------------------------------------------------------
