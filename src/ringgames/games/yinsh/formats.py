@@ -63,7 +63,6 @@ def parse_sgf(text: str, source: str = "<string>") -> list[list[SgfNode]]:
     file that ends inside a node or before a game tree's ``)`` (a truncated file).
     """
     games: list[list[SgfNode]] = []
-    n = len(text)
     i = text.find("(")
     if i < 0 or text[:i].strip():
         raise RecordError(f"{source}: not an SGF file (it must start with '(')")
