@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -316,3 +317,38 @@ def test_rings_records_round_trip_at_any_save_point_with_resignations(players):
         assert back.position() == s.position()
         checked += 1
     assert checked == 25
+
+
+def test_sgf_tokenizer_follows_the_main_line_and_reads_every_game_tree():
+    from ringgames.games.yinsh.formats import parse_sgf
+
+    games = parse_sgf("(;GM[24]C[a\\\nb\\]c];P0[1](;P1[main](;P0[deep]))(;P1[side]))\n(;GM[24];P1[x][y])")
+    assert [[n.number for n in g] for g in games] == [[0, 1, 2, 3], [5, 6]]
+    assert games[0][0].props == [("GM", ["24"]), ("C", ["ab]c"])]
+    assert [n.props[0][1][0] for n in games[0][1:]] == ["1", "main", "deep"]
+    assert games[1][1].props == [("P1", ["x", "y"])]
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("(;GM[24]", "closing"),
+        ("(;GM[24] P0[1 place", "ends inside the value of P0"),
+        ("(; [x])", "without a property name"),
+        ("(;GM[24] P0 ;)", "without a [value]"),
+        ("(GM[24])", "outside a node"),
+        ("(;GM[24]))", "without a matching"),
+        ("(;GM[24] p0[x])", "unexpected 'p'"),
+        ("x(;GM[24])", "not an SGF file"),
+        ("(;GM[24](;P0[a])P0[b])", "outside a node"),
+        ("(;GM[24](;P0[a]);P0[b])", "after a variation"),
+        ("(;GM[24]())", "a game tree without nodes"),
+        ("((;GM[24]))", "must start with a node"),
+    ],
+)
+def test_sgf_tokenizer_errors_name_the_place(text, reason):
+    from ringgames.games.yinsh.formats import parse_sgf
+
+    with pytest.raises(RecordError, match=re.escape(reason)) as exc:
+        parse_sgf(text, "t.sgf")
+    assert str(exc.value).startswith("t.sgf: ")
