@@ -352,3 +352,15 @@ def test_sgf_tokenizer_errors_name_the_place(text, reason):
     with pytest.raises(RecordError, match=re.escape(reason)) as exc:
         parse_sgf(text, "t.sgf")
     assert str(exc.value).startswith("t.sgf: ")
+
+
+@pytest.mark.parametrize(
+    "game, text",
+    [("yinsh", "e3" * 100_000), ("rings", "K12" * 100_000), ("gyges", "-".join(["c1", "c2"] * 50_000))],
+)
+def test_a_huge_action_is_refused_with_a_bounded_message(game, text):
+    g = load_game(game)
+    s = g.perft_start() if game == "gyges" else g.new_initial_state()
+    with pytest.raises(NotationError) as exc:
+        s.string_to_action(text)
+    assert len(str(exc.value)) < 300

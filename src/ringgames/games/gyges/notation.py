@@ -49,6 +49,10 @@ def parse_arrangement(text: str) -> int:
     return ARRANGEMENT_INDEX[t]
 
 
+#: squares a move can name: every segment uses a link of its own (no reused link), and the board has
+#: 60 links between squares and 12 into the goals, so a move lands at most 72 times after its start
+MAX_SQUARES = 80
+
 _MOVE = re.compile(r"^([a-z0-9]+(?:-[a-z0-9]+)*)(?:\(([a-z0-9]+)\))?$")
 
 
@@ -64,6 +68,8 @@ def parse_move_syntax(text: str) -> tuple[list[int], bool, int | None]:
     if not m:
         raise NotationError(f"{excerpt(text)} is not a move (e.g. c1-c3, c1-d2-d4(e5), b5-b6-G)")
     parts = m.group(1).split("-")
+    if len(parts) > MAX_SQUARES:
+        raise NotationError(f"{excerpt(text)}: a move names at most {MAX_SQUARES} squares")
     for p in parts[:-1] if parts[-1] == "g" else parts:
         try:
             parse_square(p)
