@@ -194,12 +194,11 @@ class Record:
             if goes_on:
                 tokens = tokens[:-1]
             for i, tok in enumerate(turn.tokens):
-                place = turn.wheres[i] if turn.wheres and i < len(turn.wheres) else turn.where
-                where = f"{self.source}: {place + ', ' if place else ''}turn {n} ({shorten(' '.join(turn.tokens))})"
                 if tok == TURN_GOES_ON:
                     if i != len(turn.tokens) - 1 or n != len(self.turns) or not tokens:
                         raise RecordError(
-                            f"{where}: {TURN_GOES_ON!r} (turn not ended) may only end the last line, after its actions"
+                            f"{self._where(turn, n, i)}: {TURN_GOES_ON!r} (turn not ended) may only end the last line,"
+                            " after its actions"
                         )
                     continue
                 low = tok.lower()
@@ -228,11 +227,12 @@ class Record:
                             )
                     elif p != line_player:
                         raise IllegalActionError(
-                            f"{tok!r} is {game.seat_names[p]}'s action, but this turn is {game.seat_names[line_player]}'s"
+                            f"{excerpt(tok)} is {game.seat_names[p]}'s action, but this turn is"
+                            f" {game.seat_names[line_player]}'s"
                         )
                     state.play(tok)
                 except RingGamesError as exc:
-                    msg = f"{where}: {excerpt(tok)}: {shorten(str(exc), 200)}"
+                    msg = f"{self._where(turn, n, i)}: {excerpt(tok)}: {shorten(str(exc), 200)}"
                     if isinstance(exc, IllegalActionError) and exc.legal and len(exc.legal) <= 40:
                         msg += f" (legal: {' '.join(exc.legal)})"
                     raise RecordError(msg) from None
@@ -243,6 +243,12 @@ class Record:
                 if end is not None:
                     state.apply_action(end)
         return state
+
+    def _where(self, turn: Turn, n: int, i: int) -> str:
+        """Source, place (the token's own node where known) and turn, for an error about token ``i``."""
+        place = turn.wheres[i] if turn.wheres and i < len(turn.wheres) else turn.where
+        text = " ".join(turn.tokens[:40]) + (" \u2026" if len(turn.tokens) > 40 else "")  # whatever the length
+        return f"{self.source}: {place + ', ' if place else ''}turn {n} ({shorten(text)})"
 
     # -- text ------------------------------------------------------------
     def dumps(self) -> str:
