@@ -34,6 +34,8 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from .textbounds import excerpt
+
 __all__ = [
     "TERMINAL",
     "RESIGN",
@@ -463,12 +465,12 @@ class State(abc.ABC):
         action that is not allowed now.
         """
         if self.is_terminal():
-            raise IllegalActionError(f"the game is over; {text!r} cannot be played")
+            raise IllegalActionError(f"the game is over; {excerpt(text)} cannot be played")
         action = self._parse_action(text.strip())
         if not self.is_legal(action):
             legal = [self.action_to_string(a) for a in self.legal_actions()]
             raise IllegalActionError(
-                f"{text.strip()!r} is not legal here ({self.game.seat_names[self.current_player()]} to play)",
+                f"{excerpt(text.strip())} is not legal here ({self.game.seat_names[self.current_player()]} to play)",
                 legal,
             )
         return action

@@ -19,6 +19,7 @@ import numpy as np
 from ...kernel_state import KernelState
 from ...protocol import TERMINAL, Game, IllegalActionError, NotationError, Outcome, Reason, State, Symmetry
 from ...rng import seed_state
+from ...textbounds import excerpt
 from . import kernel as K
 from .board import (
     ARRANGEMENTS,
@@ -207,7 +208,7 @@ class GygesState(KernelState):
         if self._phase != PLAY:
             row = 1 if self._phase == SETUP_SOUTH else 6
             raise IllegalActionError(
-                f"{side} must first place a piece set on row {row}: six digits such as 321123, not {text.strip()!r}"
+                f"{side} must first place a piece set on row {row}: six digits such as 321123, not {excerpt(text.strip())}"
             )
         landings, wins, drop = parse_move_syntax(t)
         s = landings[0]

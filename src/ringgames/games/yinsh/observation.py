@@ -67,9 +67,12 @@ def observation(state: YinshState, player: int) -> np.ndarray:
     out[_P["on_board"], CELL] = 1.0
     phase = int(s[K.PHASE])
     for plane, p in (("own_rows", me), ("opp_rows", opp)):
-        n = int(s[K.NPEND + p])
-        if n:
-            wins = s[K.PEND + K.MAX_PEND * p : K.PEND + K.MAX_PEND * p + n]
+        words = s[K.PEND + K.PEND_WORDS * p : K.PEND + K.PEND_WORDS * (p + 1)]
+        if words.any():
+            wins = np.array(
+                [k * K.WBITS + b for k, word in enumerate(words) for b in range(K.WBITS) if int(word) >> b & 1],
+                dtype=np.int64,
+            )
             pts = _WIN[wins]
             intact = (board[pts] == 1 + p).all(axis=1)
             out[_P[plane], CELL[pts[intact].ravel()]] = 1.0

@@ -26,6 +26,7 @@ import numpy as np
 from ...kernel_state import KernelState
 from ...protocol import TERMINAL, Game, NotationError, Outcome, Reason, Symmetry, stable_key
 from ...rng import seed_state
+from ...textbounds import excerpt
 from . import kernel as K
 from .board import BETWEEN, NUM_POINTS, POINT_NAMES, SYMMETRIES, WINDOW_ID, WINDOWS, window_of
 from .kernel import MOVE, NUM_ACTIONS, PASS, PLACE, RING, ROW
@@ -112,6 +113,27 @@ class YinshGame(Game):
         K.scan_rows(a)
         if phase == "row" and not st._scan_rows(actor):
             raise NotationError("position: phase 'row' but the player has no row")
+        # [project decision] rows are removed as soon as a move makes them (rules, *Rows*): a position to
+        # move or place with a completed row cannot arise, and who would resolve it first is not in the
+        # string (the mover is); it is refused, with the phase to write instead
+        if phase in ("place", "move"):
+            for p in (0, 1):
+                rows = st._scan_rows(p)
+                if rows:
+                    ends = WINDOWS[rows[0]]
+                    raise NotationError(
+                        f"position: {self.seat_names[p]} has a completed row ({point_name(ends[0])}-{point_name(ends[4])})"
+                        f" in phase {phase!r}; rows are removed before the next move: write phase 'row' with"
+                        " the mover who made it"
+                    )
+        # the mover resolves all their rows before the opponent resolves theirs
+        if phase in ("row", "ring") and mover is not None and actor != mover:
+            rows = st._scan_rows(mover)
+            if rows:
+                raise NotationError(
+                    f"position: {self.seat_names[actor]} is removing while the mover ({self.seat_names[mover]}) "
+                    "still has a row; the mover removes their rows first"
+                )
         if phase == "over":
             K.final_outcome(a, K.R_RINGS if max(removed) >= self.rings_to_win else K.R_MARKERS)
             if max(removed) >= self.rings_to_win:
@@ -214,9 +236,12 @@ class YinshState(KernelState):
 
     @property
     def pending(self) -> list[list[int]]:
-        """Candidate row windows per player found after the last move."""
+        """Candidate row windows per player found after the last move (ascending; some may be broken since)."""
         s = self.s
-        return [sorted(s[K.PEND + K.MAX_PEND * p : K.PEND + K.MAX_PEND * p + s[K.NPEND + p]].tolist()) for p in (0, 1)]
+        return [
+            [w for w in range(len(WINDOWS)) if s[K.PEND + K.PEND_WORDS * p + w // K.WBITS] >> (w % K.WBITS) & 1]
+            for p in (0, 1)
+        ]
 
     def _scan_rows(self, player: int) -> list[int]:
         colour = 1 + player
@@ -244,20 +269,19 @@ class YinshState(KernelState):
         """An unsigned 64-bit key of the position (equal positions, equal keys; stable across processes).
 
         Made of what :meth:`position` shows (board, player to decide, phase, passes, rings removed, the
-        mover while rows and rings are removed) plus the result and the candidate rows as a set: not of
-        the ring slots (their order depends on the history), the counts derived from the board, stale
-        candidate rows past their count, or the mover outside those phases.
+        mover while rows and rings are removed) plus the result and the candidate rows (a bit set): not of
+        the ring slots (their order depends on the history), the counts derived from the board, or the
+        mover outside those phases.
         """
         s = self.s
-        fields = s[K.ACTOR : K.NPEND].copy()  # ACTOR MOVER PHASE PASSES PLACED MARKERS REMOVED(2) WINNER REASON WIN_AT
+        fields = s[K.ACTOR : K.PEND].copy()  # ACTOR MOVER PHASE PASSES PLACED MARKERS REMOVED(2) WINNER REASON WIN_AT
         fields[K.PLACED - K.ACTOR] = fields[K.MARKERS - K.ACTOR] = 0
         if s[K.PHASE] not in _MOVER_PHASES:
             fields[K.MOVER - K.ACTOR] = -1
         key = s[:NUM_POINTS].tobytes() + fields.tobytes()
-        nw, nb = int(s[K.NPEND]), int(s[K.NPEND + 1])
-        if nw or nb:
-            black = K.PEND + K.MAX_PEND
-            key += np.sort(s[K.PEND : K.PEND + nw]).tobytes() + b"|" + np.sort(s[black : black + nb]).tobytes()
+        pending = s[K.PEND : K.SIZE]  # the candidate rows: a bit set per colour, so already a set
+        if pending.any():
+            key += b"|" + pending.tobytes()
         return stable_key(key)
 
     # -- notation --------------------------------------------------------
@@ -271,12 +295,12 @@ class YinshState(KernelState):
             return PLACE + pts[0]
         if kind == "move":
             if BETWEEN[pts[0]][pts[1]] is None:
-                raise NotationError(f"{text!r}: {point_name(pts[0])} and {point_name(pts[1])} are not on one line")
+                raise NotationError(f"{excerpt(text)}: {point_name(pts[0])} and {point_name(pts[1])} are not on one line")
             return MOVE + pts[0] * NUM_POINTS + pts[1]
         if kind == "row":
             w = window_of(pts[0], pts[1])
             if w is None:
-                raise NotationError(f"{text!r}: a row's end points must be 4 steps apart on one line")
+                raise NotationError(f"{excerpt(text)}: a row's end points must be 4 steps apart on one line")
             return ROW + w
         if kind == "ring":
             return RING + pts[0]
@@ -317,10 +341,11 @@ class YinshState(KernelState):
         for i in range(10):
             r = a[K.RINGS + i]
             b[K.RINGS + i] = sym[r] if r >= 0 else -1
-        for p in (0, 1):
-            base = K.PEND + K.MAX_PEND * p
-            for i in range(a[K.NPEND + p]):
-                b[base + i] = transform_window(int(a[base + i]), k)
+        b[K.PEND : K.PEND + 2 * K.PEND_WORDS] = 0
+        for p, windows in enumerate(self.pending):
+            for w in windows:
+                v = transform_window(w, k)
+                b[K.PEND + K.PEND_WORDS * p + v // K.WBITS] |= 1 << (v % K.WBITS)
         t._start = t.position()
         return t
 
