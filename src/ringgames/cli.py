@@ -499,7 +499,10 @@ SERVER_PACKAGES = (
     (("alembic",), "alembic"),
     (("python_multipart", "multipart"), "python-multipart"),
     (("orjson",), "orjson"),
-    (("swagger_ui_bundle",), "swagger-ui-bundle"),
+    (("swagger_ui",), "swagger-ui-py"),
+    (("babel",), "babel"),
+    (("jinja2",), "jinja2"),
+    (("limits",), "limits"),
 )
 
 
