@@ -43,27 +43,63 @@ def browser():
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
     d = tmp_path_factory.mktemp("browser-server")
-    srv = ServerProcess(f"sqlite:///{d / 'b.sqlite3'}", ai_delay=0.05, ai_workers=1, log=d / "server.log").start()
+    srv = ServerProcess(f"sqlite:///{d / 'b.sqlite3'}", ai_delay=0.05, ai_workers=1, log=d / "server.log",
+                        extra_args=["--limit", "games_rate=1000/minute", "--limit", "chat_rate=1000/minute"]).start()  # one client, many tests
     yield srv
     srv.stop()
 
 
+#: registered before any page script: every Content-Security-Policy violation lands in window.__csp
+CSP_WATCH = """
+window.__csp = [];
+document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(
+  `${e.violatedDirective} blocked ${e.blockedURI || "inline"} at ${e.sourceFile}:${e.lineNumber}`));
+"""
+
+
+def watch_csp(page):
+    """Collects CSP violations of ``page``: the console's "Refused to ..." lines and the DOM events."""
+    page.csp = []
+    page.on("console", lambda m: page.csp.append(m.text) if "Content Security Policy" in m.text else None)
+
+
+def csp_violations(page):
+    """Every CSP violation seen so far on ``page`` (console lines and the current document's events)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        events = page.evaluate("window.__csp || []")
+    except PlaywrightError:  # the page is gone or navigating; the console lines still count
+        events = []
+    return list(page.csp) + list(events)
+
+
+# Page waits use functions (``"() => S.ply > 3"``), never bare expressions: Playwright evaluates a bare
+# expression with eval() inside the page, which the CSP forbids (and this fixture would report).
+
+
 @pytest.fixture()
 def page_factory(browser):
-    contexts = []
+    """New pages (each in its own browser context); at the end, no page may have seen a CSP violation."""
+    contexts, pages = [], []
 
     def make(width=900, height=1100, **kw):
         ctx = browser.new_context(viewport={"width": width, "height": height}, **kw)
+        ctx.add_init_script(CSP_WATCH)
         contexts.append(ctx)
         page = ctx.new_page()
         page.errors = []
         page.on("pageerror", lambda e: page.errors.append(str(e)))
+        watch_csp(page)
         page.set_default_timeout(15000)
+        pages.append(page)
         return page
 
     yield make
+    violations = [v for p in pages for v in csp_violations(p)]
     for c in contexts:
         c.close()
+    assert not violations, f"Content-Security-Policy violations: {violations[:5]}"
 
 
 def shot(page, name):
@@ -77,4 +113,4 @@ def game_state(page):
 
 
 def wait_ply(page, ply):
-    page.wait_for_function(f"S && S.ply > {ply}")
+    page.wait_for_function(f"() => S && S.ply > {ply}")

@@ -38,8 +38,8 @@ def two_humans(page_factory, server, game="yinsh", name="Ann", friend="Bob", set
     bob.goto(server.url + "/archive")
     bob.evaluate("n => localStorage.setItem('rg_name', n)", friend)
     bob.goto(link)
-    bob.wait_for_function("S && MINE.length === 1 && MINE[0] === 1")
-    ann.wait_for_function("S.status === 'live'")
+    bob.wait_for_function("() => S && MINE.length === 1 && MINE[0] === 1")
+    ann.wait_for_function("() => S.status === 'live'")
     return ann, bob
 
 
@@ -50,13 +50,13 @@ def play_legal(page, action):
     assert action in st["legal"], (action, st["legal"])
     page.select_option("#legal", action)
     page.click("#legal-play")
-    page.wait_for_function(f"S.ply > {ply}")
+    page.wait_for_function(f"() => S.ply > {ply}")
 
 
 def test_draw_offer_accepted_and_chat_is_text(server, page_factory):
     ann, bob = two_humans(page_factory, server, name=NASTY_NAME, friend="<i>Bob</i>")
     ann.locator('[data-pt="e5"]').first.click()
-    bob.wait_for_function("S.ply === 1")
+    bob.wait_for_function("() => S.ply === 1")
     # chat both ways; markup in names and messages stays text
     ann.fill("#chattext", NASTY_CHAT)
     ann.click("#chatform button")
@@ -65,7 +65,7 @@ def test_draw_offer_accepted_and_chat_is_text(server, page_factory):
     assert line.inner_text() == f"{NASTY_NAME}: {NASTY_CHAT}"
     bob.fill("#chattext", "good luck")
     bob.press("#chattext", "Enter")
-    ann.wait_for_function("document.querySelector('#chatlog').innerText.includes('<i>Bob</i>: good luck')")
+    ann.wait_for_function("() => document.querySelector('#chatlog').innerText.includes('<i>Bob</i>: good luck')")
     assert bob.input_value("#chattext") == ""
     assert f"{NASTY_NAME} (you)" in ann.inner_text("#seats") and "<i>Bob</i> (you)" in bob.inner_text("#seats")
     for p in (ann, bob):
@@ -86,7 +86,7 @@ def test_draw_offer_accepted_and_chat_is_text(server, page_factory):
     assert ann.locator("#draw-decline").is_visible()
     bob.click("#draw-accept")
     for p in (ann, bob):
-        p.wait_for_function("S.to_move === null")
+        p.wait_for_function("() => S.to_move === null")
         assert p.inner_text("#turn").startswith("Game over: draw")
         assert game_state(p)["result"] == "draw"
         assert p.locator("#moves li").last.inner_text().endswith("draw")
@@ -104,9 +104,9 @@ def test_resign_then_play_again_brings_both_players_to_the_new_game(server, page
     old = ann.url
     watcher = page_factory()
     watcher.goto(old)
-    watcher.wait_for_function("S && S.status === 'live'")
+    watcher.wait_for_function("() => S && S.status === 'live'")
     ann.click('button[data-action="321123"]')
-    bob.wait_for_function("S.ply === 1")
+    bob.wait_for_function("() => S.ply === 1")
     # a dismissed confirmation resigns nothing
     bob.click("#resign")
     assert bob.dialogs == ["Resign this game?"]
@@ -115,31 +115,31 @@ def test_resign_then_play_again_brings_both_players_to_the_new_game(server, page
     bob.accept_dialogs = True
     bob.click("#resign")
     for p in (ann, bob, watcher):
-        p.wait_for_function("S.to_move === null")
+        p.wait_for_function("() => S.to_move === null")
         assert p.inner_text("#turn") == "Game over: Ann (south) won (resign)"
     assert bob.locator("#moves li").last.inner_text() == "north resign"
     assert watcher.locator("#again").is_hidden()
     # Bob asks for another game: he lands in a new one, in the same seat, with the same setup mode
     bob.click("#again")
     bob.wait_for_url(lambda u: u != old and "/game/" in u)
-    bob.wait_for_function("S && S.ply === 0 && MINE.length === 1 && MINE[0] === 1")
+    bob.wait_for_function("() => S && S.ply === 0 && MINE.length === 1 && MINE[0] === 1")
     new = bob.url
     st = game_state(bob)
     assert st["game"] == "gyges" and st["setup"] == "preset" and [s["kind"] for s in st["seats"]] == ["human", "human"]
     # Ann's page (still on the old game) now offers to join it; so does nobody's spectator page
-    ann.wait_for_function("document.querySelector('#again').textContent.includes('join the new game')")
+    ann.wait_for_function("() => document.querySelector('#again').textContent.includes('join the new game')")
     assert ann.inner_text("#result") == "A new game with the same seats has been started."
     watcher.wait_for_selector("#next-game a")
     assert watcher.locator("#next-game a").get_attribute("href") == "/game/" + new.split("/game/")[1]
     ann.click("#again")
     ann.wait_for_url(new)
-    ann.wait_for_function("S && MINE.length === 1 && MINE[0] === 0")
+    ann.wait_for_function("() => S && MINE.length === 1 && MINE[0] === 0")
     assert game_state(ann)["seats"][0]["name"] == "Ann" and game_state(ann)["seats"][1]["name"] == "Bob"
-    bob.wait_for_function("S.seats.every(s => s.joined)")
+    bob.wait_for_function("() => S.seats.every(s => s.joined)")
     assert ann.locator('a[data-invite]').count() == 0
     # and they play it: South (Ann) sets up first
     ann.click('button[data-action="123321"]')
-    bob.wait_for_function("S.ply === 1 && S.to_move === 1")
+    bob.wait_for_function("() => S.ply === 1 && S.to_move === 1")
     assert ann.errors == [] and bob.errors == [] and watcher.errors == []
     shot(bob, "rematch-bob")
 
@@ -153,7 +153,7 @@ def test_rings_convert_all(server, page_factory):
     page.select_option("#kind-1", "me")
     page.click("#create-btn")
     page.wait_for_url(re.compile(r"/game/\w+$"))
-    page.wait_for_function("S && MINE.length === 2")
+    page.wait_for_function("() => S && MINE.length === 2")
     script = ["L13", "J14", "M9", "K12", "M15", "M11", "O14", "O10", "O12", "J12", "L15", "N10", "K10", "L11", "J10", "L9"]
     page.locator("details summary").first.click()
     for a in script:
@@ -168,7 +168,7 @@ def test_rings_convert_all(server, page_factory):
     mover = game_state(page)["to_move"]
     before = game_state(page)["ply"]
     page.click("#convert-all")
-    page.wait_for_function(f"S.to_move !== {mover}", timeout=30000)
+    page.wait_for_function(f"() => S.to_move !== {mover}", timeout=30000)
     st = game_state(page)
     assert st["ply"] == before + n
     assert all(m["text"].startswith("x") for m in st["moves"][before:])
@@ -195,7 +195,7 @@ def test_gyges_free_setup_by_clicking_then_first_move(server, page_factory):
     assert place.inner_text() == "place 312123" and place.is_enabled()
     assert game_state(south)["ply"] == 0  # nothing sent yet
     place.click()
-    north.wait_for_function("S.ply === 1")
+    north.wait_for_function("() => S.ply === 1")
     assert game_state(north)["position"].startswith("312123/")
     # North: its home row is row 6
     assert south.locator(".pt.target").count() == 0
@@ -207,7 +207,7 @@ def test_gyges_free_setup_by_clicking_then_first_move(server, page_factory):
     assert north.locator("#setup-place").is_disabled()
     north.locator('[data-pt="a6"]').click()
     north.click("#setup-place")
-    south.wait_for_function("S.ply === 2")
+    south.wait_for_function("() => S.ply === 2")
     assert game_state(south)["position"].split()[0] == "312123/000000/000000/000000/000000/112233"
     # the first move, by clicking a piece and its end square
     st = game_state(south)
@@ -215,7 +215,7 @@ def test_gyges_free_setup_by_clicking_then_first_move(server, page_factory):
     start, end = action.split("-")
     south.locator(f'[data-pt="{start}"]').click()
     south.locator(f'[data-pt="{end}"].target').click()
-    north.wait_for_function("S.ply === 3")
+    north.wait_for_function("() => S.ply === 3")
     assert game_state(north)["moves"][-1]["text"] == action
     assert south.errors == [] and north.errors == []
     shot(south, "gyges-free-setup")
@@ -245,7 +245,7 @@ def test_archive_upload_good_and_bad_files(server, page_factory, tmp_path):
     # both together: the good one is imported, the bad one reported
     page.set_input_files("#files", [str(bad), str(good)])
     page.click("#upload button")
-    page.wait_for_function("document.querySelectorAll('#results li').length === 2 && document.querySelector('#results li a')")
+    page.wait_for_function("() => document.querySelectorAll('#results li').length === 2 && document.querySelector('#results li a')")
     assert "upload-bad.rgn" in page.locator("#results li.err").inner_text()
     assert page.locator("#results li a").inner_text() == "upload-good.rgn: imported (yinsh, 7 plies, result none)"
     gid = page.locator("#results li a").get_attribute("href").split("/game/")[1].split("?")[0]
@@ -310,7 +310,7 @@ def test_phone_sized_screen(server, page_factory, boardspace_files):
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["width"] >= 300
     # tap a point: the ring is placed, the computer answers
     page.locator('[data-pt="e5"]').tap()
-    page.wait_for_function("S.ply >= 2 && S.to_move === 0", timeout=30000)
+    page.wait_for_function("() => S.ply >= 2 && S.to_move === 0", timeout=30000)
     assert game_state(page)["moves"][0]["text"] == "e5"
     assert page.locator('[data-pt="e5"] .ring').count() == 1
     assert no_horizontal_scroll(page)

@@ -31,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from .. import load_game
-from .agents import make_agent, with_seed
+from .agents import Agent, make_agent, with_seed
 
 __all__ = ["GameResult", "play_game", "seating", "run_match", "elo_from_score", "elo_summary"]
 
@@ -79,8 +79,8 @@ def play_game(game_name: str, seats: list[str], index: int = 0, seed: int = 0, v
     """Play one game between seat specs (each seat gets its own agent, seeded from ``seed`` and ``index``)."""
     game = load_game(game_name, variant, players or len(seats))
     state = game.new_initial_state() if position is None else game.state_from_position(position)
-    agents = {}
-    by_spec: dict[str, object] = {}
+    agents: dict[int, Agent] = {}
+    by_spec: dict[str, Agent] = {}
     for p, spec in enumerate(seats):
         if spec not in by_spec:  # one agent per distinct spec (a spec sitting twice keeps one tree)
             by_spec[spec] = make_agent(with_seed(spec, seed * 100_003 + index * 101 + p))
@@ -184,7 +184,6 @@ def summarise(specs: list[str], results: list[GameResult]) -> dict:
     think = {}
     for s in dict.fromkeys(specs):
         tot = sum(r.think.get(s, 0.0) for r in results)
-        acts = sum(sum(1 for _ in r.history) for r in results)
         think[s] = tot
     out["think_seconds"] = think
     out["unfinished"] = sum(1 for r in results if r.reason == "unfinished")

@@ -9,6 +9,8 @@ A draw below ``n`` takes the high 32 bits of the mixed word times ``n`` (bias be
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..jit import JIT_ENABLED, njit
@@ -16,7 +18,7 @@ from ..jit import JIT_ENABLED, njit
 if JIT_ENABLED:
     from numba import prange
 else:  # pragma: no cover - plain Python without numba
-    prange = range
+    prange = range  # type: ignore[misc]
 
 
 def prefer_workqueue() -> None:
@@ -37,8 +39,9 @@ def prefer_workqueue() -> None:
 
     import numba
 
-    if "NUMBA_THREADING_LAYER" not in os.environ and numba.config.THREADING_LAYER == "default":
-        numba.config.THREADING_LAYER = "workqueue"
+    config: Any = numba.config  # its settings are set at run time (no stubs)
+    if "NUMBA_THREADING_LAYER" not in os.environ and config.THREADING_LAYER == "default":
+        config.THREADING_LAYER = "workqueue"
 
 
 prefer_workqueue()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import load_game
@@ -17,7 +19,8 @@ def _default_chunks() -> int:
         return 1
     import numba
 
-    return max(1, int(numba.config.NUMBA_NUM_THREADS))
+    config: Any = numba.config
+    return max(1, int(config.NUMBA_NUM_THREADS))
 
 
 class _Backend:
@@ -56,7 +59,8 @@ class _Yinsh(_Backend):
     def template(self) -> np.ndarray:
         from ..games.yinsh import kernel as K
 
-        return K.new_state(self.game.rings_to_win)
+        game: Any = self.game  # a YinshGame
+        return K.new_state(game.rings_to_win)
 
     def position(self, row: np.ndarray) -> str:
         from ..games.yinsh import kernel as K
@@ -131,9 +135,10 @@ class _Gyges(_Backend):
 
     def position(self, row: np.ndarray) -> str:
         from ..games.gyges import kernel as K
+        from ..games.gyges.board import NSQ
         from ..games.gyges.notation import format_position
 
-        return format_position(row[: K.NSQ].tolist(), int(row[K.SIDE]))
+        return format_position(row[:NSQ].tolist(), int(row[K.SIDE]))
 
 
 _BACKENDS = {"yinsh": _Yinsh, "rings": _Rings, "gyges": _Gyges}

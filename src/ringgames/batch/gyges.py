@@ -35,7 +35,7 @@ def new_workspaces(nchunks: int) -> tuple[np.ndarray, ...]:
     """One search workspace per chunk, as 2-D arrays (row c is :func:`~.kernel.new_workspace` of chunk c)."""
     lim = K.MEMO_LIMIT
     return (
-        np.full((nchunks, K.NSQ), -1, dtype=np.int32),
+        np.full((nchunks, _board.NSQ), -1, dtype=np.int32),
         np.zeros((nchunks, 2 * lim), dtype=np.int64),
         np.zeros((nchunks, lim), dtype=np.int32),
         np.zeros((nchunks, lim + 1), dtype=np.int32),

@@ -51,7 +51,7 @@ def _yinsh_row(s, o):
     o[:, :] = 0.0
     me = s[YK.ACTOR]
     opp = 1 - me
-    for p in range(YK.NUM_POINTS):
+    for p in range(_yboard.NUM_POINTS):
         v = s[p]
         cell = YINSH_CELL[p]
         o[4, cell] = 1.0
@@ -66,12 +66,16 @@ def _yinsh_row(s, o):
     for k in range(2):
         pl = me if k == 0 else opp
         colour = 1 + pl
-        base = YK.PEND + YK.MAX_PEND * pl
-        for j in range(s[YK.NPEND + pl]):
-            w = s[base + j]
-            if YK.window_intact(s, w, colour):
-                for q in range(5):
-                    o[5 + k, YINSH_CELL[YK.WIN_PTS[w, q]]] = 1.0
+        base = YK.PEND + YK.PEND_WORDS * pl
+        for word in range(YK.PEND_WORDS):  # the candidate rows: a bit set of windows per colour
+            bits = s[base + word]
+            w = word * YK.WBITS
+            while bits:
+                if bits & 1 and YK.window_intact(s, w, colour):
+                    for q in range(5):
+                        o[5 + k, YINSH_CELL[YK.WIN_PTS[w, q]]] = 1.0
+                bits >>= 1
+                w += 1
     phase = s[YK.PHASE]
     if phase < 4:
         o[7 + phase, :] = 1.0
@@ -110,7 +114,7 @@ GYGES_SHAPE = (8, 6, 6)
 def _gyges_row(s, o):
     o[:, :] = 0.0
     me = s[GK.SIDE]
-    for sq in range(GK.NSQ):
+    for sq in range(_gboard.NSQ):
         v = s[sq]
         if v:
             cell = (5 - sq // 6) * 6 + sq % 6 if me == 1 else sq

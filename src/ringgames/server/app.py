@@ -2,36 +2,51 @@
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_swagger_ui_html, get_swagger_ui_oauth2_redirect_html
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import GAMES
 from . import api, live
-from .service import ApiError, Hub
+from . import limits as _limits
+from .errors import ApiError, describe_validation_errors
+from .headers import SecurityHeaders
+from .i18n.web import render_page
+from .security import SecuritySettings
+from .service import Hub
+from .views import without_default_422
 
 STATIC = Path(__file__).parent / "static"
-#: where /docs gets Swagger UI's script and style: the ``swagger-ui-bundle`` package, so the
-#: page works without any CDN (ReDoc, which only exists on a CDN, is switched off).
+#: where /docs gets Swagger UI's script and style: the ``swagger-ui-py`` package (Swagger UI 5, which reads
+#: the OpenAPI 3.1 that FastAPI writes; swagger-ui-bundle's 4.15 could not), so the page works without any
+#: CDN (ReDoc, which only exists on a CDN, is switched off).
 DOCS_ASSETS = "/static-docs"
 
 
 def swagger_ui_dir() -> Path:
-    try:
-        import swagger_ui_bundle
-    except ImportError as exc:  # a runtime dependency (pyproject.toml); say which one is missing
-        raise RuntimeError("the API docs page needs the swagger-ui-bundle package: pip install 'swagger-ui-bundle>=1.1,<2'") from exc
-    return Path(swagger_ui_bundle.swagger_ui_path)
+    """The Swagger UI distribution's folder (found without importing the package's web-framework glue)."""
+    spec = importlib.util.find_spec("swagger_ui")
+    if spec is None or not spec.submodule_search_locations:  # a runtime dependency (pyproject.toml); say which
+        raise RuntimeError("the API docs page needs the swagger-ui-py package: pip install 'swagger-ui-py>=25,<26'")
+    return Path(next(iter(spec.submodule_search_locations))) / "static"
 
 
-def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> FastAPI:
-    hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay)
+def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
+               behind_https: bool = False, limits: _limits.Limits | None = None) -> FastAPI:
+    """The site. ``allowed_origins``: other origins whose pages may use the API and WebSockets (the site's own
+    host always may); ``behind_https``: served over HTTPS by a proxy, so the seat cookie is ``Secure``;
+    ``limits``: request sizes, uploads, rates (``server/limits.py``; defaults when None)."""
+    settings = limits or _limits.Limits()
+    hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay, room_idle_seconds=settings.room_idle_seconds,
+              max_rooms=settings.max_rooms)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -45,54 +60,60 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> Fa
                   docs_url=None, redoc_url=None,
                   description="Play YINSH, Gygès and RINGS: games, seats, actions, draws, records.")
     app.state.hub = hub
+    app.state.security = SecuritySettings.make(allowed_origins, behind_https)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
         return JSONResponse(exc.payload(), status_code=exc.status)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException):  # FastAPI's own: unparsable body, 404, 405
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(exc.status_code, "error")
+        return JSONResponse({"error": code, "message": str(exc.detail)[:300]}, status_code=exc.status_code, headers=exc.headers)
+
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, exc: RequestValidationError):
-        errs = exc.errors()
-        msg = "; ".join(f"{'.'.join(str(x) for x in e.get('loc', ()))}: {e.get('msg')}" for e in errs[:5])
-        return JSONResponse({"error": "bad_request", "message": msg or "malformed request"}, status_code=400)
+        return JSONResponse({"error": "bad_request", "message": describe_validation_errors(exc.errors())}, status_code=400)
 
+    _limits.install(app, settings)
+    app.add_middleware(SecurityHeaders)  # outermost: refusals by the limits (413, 429) carry the headers too
     app.include_router(api.router)
+    default_openapi = app.openapi
+
+    def openapi() -> dict:  # malformed requests are answered 400 (above), never FastAPI's default 422
+        if app.openapi_schema is None:
+            app.openapi_schema = without_default_422(default_openapi())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(live.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount(DOCS_ASSETS, StaticFiles(directory=swagger_ui_dir()), name="docs-assets")
 
     @app.get("/docs", include_in_schema=False)
-    async def docs():
-        return get_swagger_ui_html(openapi_url=app.openapi_url, title=f"{app.title} API",
-                                   swagger_js_url=f"{DOCS_ASSETS}/swagger-ui-bundle.js",
-                                   swagger_css_url=f"{DOCS_ASSETS}/swagger-ui.css",
-                                   swagger_favicon_url=f"{DOCS_ASSETS}/favicon-32x32.png",
-                                   oauth2_redirect_url="/docs/oauth2-redirect")
-
-    @app.get("/docs/oauth2-redirect", include_in_schema=False)
-    async def docs_redirect():
-        return get_swagger_ui_oauth2_redirect_html()
-
-    def page(name: str):
-        return FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
+    async def docs(request: Request):
+        # our own page: Swagger UI started by /static/docs.js, so the page passes the CSP without inline
+        # script (the API has no OAuth2, so there is no oauth2-redirect page)
+        return render_page(request, "docs.html", title=f"{app.title} API", assets=DOCS_ASSETS,
+                           openapi_url=app.openapi_url)
 
     @app.get("/", include_in_schema=False)
-    async def lobby():
-        return page("index.html")
+    async def lobby(request: Request):
+        return render_page(request, "index.html")
 
     @app.get("/game/{gid}", include_in_schema=False)
-    async def game_page(gid: str):
-        return page("game.html")
+    async def game_page(request: Request, gid: str):
+        return render_page(request, "game.html")
 
     @app.get("/archive", include_in_schema=False)
-    async def archive():
-        return page("archive.html")
+    async def archive(request: Request):
+        return render_page(request, "archive.html")
 
     @app.get("/rules/{game}", include_in_schema=False)
-    async def rules(game: str):
+    async def rules(request: Request, game: str):
         if not re.fullmatch(r"[a-z]+", game) or game not in GAMES:
             raise ApiError(404, "unknown_game", f"no rules page for {game!r}")
-        return page(f"rules-{game}.html")
+        return render_page(request, f"rules-{game}.html")
 
     @app.get("/healthz", include_in_schema=False)
     async def health():

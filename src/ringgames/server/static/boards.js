@@ -5,7 +5,7 @@
 const SVGNS = "http://www.w3.org/2000/svg";
 function el(tag, attrs, parent) {
   const e = document.createElementNS(SVGNS, tag);
-  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  for (const k in attrs) { if (k === "style") e.style.cssText = attrs[k]; else e.setAttribute(k, attrs[k]); }  // CSSOM: no style attributes under the CSP
   if (parent) parent.appendChild(e);
   return e;
 }
@@ -106,9 +106,8 @@ class YinshBoard {
   }
   describe(position) {
     const st = this.parse(position);
-    const what = {place: "place a ring", move: "move a ring", row: "remove a row of five", ring: "remove one of your rings", over: "game over"};
     const markers = Object.values(st.cells).filter(v => v === "w" || v === "b").length;
-    return {phase: what[st.phase] || st.phase, extra: `rings removed — white ${st.removed[0]}, black ${st.removed[1]} · markers in the pool: ${51 - markers}`};
+    return {phase: tOr(`phase.yinsh.${st.phase}`, st.phase), extra: t("yinsh.extra", {white: st.removed[0], black: st.removed[1], markers: 51 - markers})};
   }
 }
 
@@ -148,7 +147,7 @@ class GygesBoard {
       else if (this.end && p.start === this.sel && p.end === this.end && p.drop) targets.add(p.drop);
     }
     // goals: North's goal above row 6 (South aims at it), South's goal below row 1
-    for (const [y, name, label] of [[20, "G-north", "North's goal"], [460, "G-south", "South's goal"]]) {
+    for (const [y, name, label] of [[20, "G-north", t("gyges.goal_north")], [460, "G-south", t("gyges.goal_south")]]) {
       const goalIsTarget = targets.has("G") && ((st.side === "S") === (name === "G-north"));
       const grp = el("g", {"data-pt": goalIsTarget ? "G" : name, class: "pt goal" + (goalIsTarget ? " target" : "")}, svg);
       el("rect", {x: 170, y, width: 100, height: 40, rx: 20, class: "goal"}, grp);
@@ -205,8 +204,8 @@ class GygesBoard {
   }
   describe(position) {
     const st = this.parse(position);
-    if (this.arr) return {phase: "arrange", extra: "Click the squares of your home row to place your pieces (each click: the next size), then confirm."};
-    return {phase: "", extra: `${st.side === "S" ? "South" : "North"} to move`};
+    if (this.arr) return {phase: t("phase.gyges.arrange"), extra: t("gyges.arrange_help")};
+    return {phase: "", extra: t(st.side === "S" ? "gyges.south_to_move" : "gyges.north_to_move")};
   }
 }
 
@@ -280,8 +279,8 @@ class RingsBoard {
   }
   describe(position) {
     const st = this.parse(position);
-    const what = {place: "place a stone or pass", convert: "convert circles or end the turn", "pass-convert": "convert circles or end the turn"};
-    return {phase: what[st.phase] || st.phase, extra: ""};
+    const what = {place: "phase.rings.place", convert: "phase.rings.convert", "pass-convert": "phase.rings.convert"};
+    return {phase: what[st.phase] ? t(what[st.phase]) : st.phase, extra: ""};
   }
 }
 
