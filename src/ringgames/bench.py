@@ -35,7 +35,7 @@ from typing import Any
 from . import GAMES, load_game
 from .protocol import State
 
-__all__ = ["bench_game", "bench_all", "search_speed", "machine_description"]
+__all__ = ["bench_all", "bench_batch", "bench_game", "machine_description", "search_speed"]
 
 
 def random_playout(state, rng: random.Random, max_actions: int = 100_000) -> int:
@@ -154,3 +154,166 @@ def machine_description() -> str:
     import os
 
     return f"{platform.python_implementation()} {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs"
+
+
+# ---------------------------------------------------------------- batched simulation
+def _rate(run, batch_size: int, seconds: float) -> tuple[float, float]:
+    """Steps per second and per CPU second (all threads of the process) of ``run()`` (one call =
+    one step of every game) over about ``seconds``."""
+    run()
+    n = 0
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    while True:
+        run()
+        n += 1
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            return n * batch_size / elapsed, n * batch_size / max(1e-9, time.process_time() - c0)
+
+
+def _protocol_rate(game, seconds: float, seed: int) -> tuple[float, float]:
+    """Random steps per second (and per CPU second) of one protocol state (legal_actions +
+    apply_action, a new game at the end)."""
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    n = 0
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    while True:
+        for _ in range(100):
+            if state.is_terminal():
+                state = game.new_initial_state()
+            actions = state.legal_actions()
+            state.apply_action(actions[int(rng.random() * len(actions))])
+        n += 100
+        elapsed = time.perf_counter() - t0
+        if elapsed >= seconds:
+            return n / elapsed, n / max(1e-9, time.process_time() - c0)
+
+
+def bench_batch(name: str, batch_size: int = 1024, seconds: float = 1.0, repeats: int = 3, seed: int = 1,
+                variant: str | None = None, players: int | None = None) -> dict:
+    """Speed of the batched environment (:class:`ringgames.batch.BatchedEnv`) of one game.
+
+    Every figure is random-agent steps per second (one step = one action in one game, auto-reset
+    included), measured ``repeats`` times for about ``seconds`` each, the configurations taking
+    turns so that other load on the machine spreads over all of them; ``*_runs`` hold every run,
+    the plain keys the best:
+
+    * ``batch_steps_per_s``: ``env.step(env.sample_random_actions(), validate=False)`` on
+      ``batch_size`` games, all of numba's threads (``threads``);
+    * ``single_thread_steps_per_s``: the same on one thread (``numba.set_num_threads(1)``), and
+      ``scaling`` = best with ``min(2, threads)`` threads / best with one (``scaling_threads``);
+    * ``validated_steps_per_s``: with ``validate=True`` (every action checked against the rules);
+    * ``mask_obs_steps_per_s``: the same loop that also materialises ``legal_action_mask()`` and
+      ``observation()`` every step (into buffers allocated once: ``out=``);
+    * ``fused_steps_per_s``: ``env.play_random(k)`` (the same steps in one compiled call per k);
+    * ``protocol_steps_per_s``: one protocol state, ``legal_actions()`` + ``apply_action()`` with
+      Python's ``random``, in the same minutes; ``ratio_to_protocol`` = batch / protocol;
+    * ``batch_steps_per_cpu_s``, ``single_thread_steps_per_cpu_s``, ``protocol_steps_per_cpu_s``:
+      steps per CPU second of the process (all its threads), best run: on a machine shared with
+      other work these depend far less on how much of the cores the benchmark got.
+    """
+    import numba
+    import numpy as np
+
+    from .batch import BatchedEnv
+
+    env = BatchedEnv(name, batch_size, variant=variant, players=players, seed=seed)
+    game = env.game
+    threads = numba.get_num_threads()
+    two = min(2, threads)
+
+    def plain():
+        env.step(env.sample_random_actions(), validate=False)
+
+    def validated():
+        env.step(env.sample_random_actions())
+
+    mask_buf = np.empty((batch_size, env.num_actions), dtype=np.bool_)
+    obs_buf = np.empty((batch_size, *env.observation_shape), dtype=np.float32)
+
+    def mask_obs():
+        env.legal_action_mask(out=mask_buf)
+        env.observation(out=obs_buf)
+        env.step(env.sample_random_actions(), validate=False)
+
+    k = 16
+
+    def fused():
+        env.play_random(k)
+
+    configs = {
+        "batch": (plain, threads, 1),
+        "single_thread": (plain, 1, 1),
+        "two_threads": (plain, two, 1),
+        "validated": (validated, threads, 1),
+        "mask_obs": (mask_obs, threads, 1),
+        "fused": (fused, threads, k),
+    }
+    runs: dict[str, list[float]] = {key: [] for key in configs}
+    runs["protocol"] = []
+    cpu: dict[str, list[float]] = {key: [] for key in runs}
+    try:
+        for r in range(repeats):
+            for key, (fn, nthreads, per_call) in configs.items():
+                numba.set_num_threads(nthreads)
+                wall, per_cpu = _rate(fn, batch_size * per_call, seconds)
+                runs[key].append(wall)
+                cpu[key].append(per_cpu)
+            wall, per_cpu = _protocol_rate(game, seconds, seed + r)
+            runs["protocol"].append(wall)
+            cpu["protocol"].append(per_cpu)
+    finally:
+        numba.set_num_threads(threads)
+    best = {key: max(v) for key, v in runs.items()}
+    row = {
+        "game": name,
+        "variant": game.variant,
+        "players": game.num_players,
+        "batch_size": batch_size,
+        "threads": threads,
+        "threading_layer": numba.threading_layer(),
+        "batch_steps_per_s": round(best["batch"]),
+        "single_thread_steps_per_s": round(best["single_thread"]),
+        "scaling_threads": two,
+        "scaling": round(best["two_threads"] / best["single_thread"], 2),
+        "validated_steps_per_s": round(best["validated"]),
+        "mask_obs_steps_per_s": round(best["mask_obs"]),
+        "fused_steps_per_s": round(best["fused"]),
+        "protocol_steps_per_s": round(best["protocol"]),
+        "ratio_to_protocol": round(best["batch"] / best["protocol"], 1),
+        "observation_shape": list(env.observation_shape),
+        "num_actions": env.num_actions,
+        "repeats": repeats,
+        "seconds": seconds,
+    }
+    for key in ("batch", "single_thread", "protocol"):
+        row[f"{key}_steps_per_cpu_s"] = round(max(cpu[key]))
+    for key, v in runs.items():
+        row[f"{key}_runs"] = [round(x) for x in v]
+    return row
+
+
+def format_batch_row(row: dict) -> str:
+    """A few readable lines of one :func:`bench_batch` result."""
+
+    def spread(key: str) -> str:
+        v = row[f"{key}_runs"]
+        return f"{max(v):,} (runs {min(v):,}–{max(v):,})"
+
+    cpu = (f"  per CPU second           batch {row['batch_steps_per_cpu_s']:,}, one thread "
+           f"{row['single_thread_steps_per_cpu_s']:,}, protocol {row['protocol_steps_per_cpu_s']:,}")
+    head = (f"{row['game']} ({row['variant']}, {row['players']} players), B={row['batch_size']}, {row['threads']} threads "
+            f"({row['threading_layer']}), random-agent steps/s, best of {row['repeats']} x {row['seconds']} s:")
+    return "\n".join([
+        head,
+        f"  sampler -> step          {spread('batch')}",
+        f"  one thread               {spread('single_thread')}; scaling 1 -> {row['scaling_threads']} threads x{row['scaling']}",
+        f"  validated step           {spread('validated')}",
+        f"  + mask + observation     {spread('mask_obs')}",
+        f"  play_random (fused)      {spread('fused')}",
+        f"  protocol, one state      {spread('protocol')}; batch / protocol x{row['ratio_to_protocol']}",
+        cpu,
+    ])

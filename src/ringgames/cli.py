@@ -454,11 +454,23 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
 @click.option("--startup", is_flag=True, help="Also measure start-up (import + first calls) in fresh interpreters, warm and cold cache.")
 @click.option("--search-seconds", type=float, default=1.0, show_default=True,
               help="Time for each search-speed measurement from the start position (MCTS iterations/s, alpha-beta nodes/s); 0 leaves them out.")
-def bench(game, as_json, seconds, startup, search_seconds):
+@click.option("--batch", "batch", is_flag=True,
+              help="Measure the batched environments instead (ringgames.batch: random steps/s, docs/research-batch.md); "
+                   "each run lasts --seconds, at most 1.")
+@click.option("--batch-size", type=click.IntRange(1, 1 << 20), default=1024, show_default=True, help="Games per batch (--batch).")
+@click.option("--repeats", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs of each --batch figure (best and all runs reported).")
+def bench(game, as_json, seconds, startup, search_seconds, batch, batch_size, repeats):
     """Measure engine speed: random playouts/s, actions/s, perft nodes/s, MCTS iterations/s, alpha-beta nodes/s."""
     from .bench import bench_game, machine_description, startup_cost
 
     games = [game] if game else list(GAMES)
+    if batch:
+        from .bench import bench_batch, format_batch_row
+
+        for name in games:
+            row = bench_batch(name, batch_size, seconds=min(seconds, 1.0), repeats=repeats)
+            click.echo(json.dumps(row) if as_json else format_batch_row(row))
+        return
     rows = []
     for name in games:
         try:
