@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 SERVER_MODULES = ["fastapi", "starlette", "uvicorn", "sqlalchemy", "alembic", "multipart", "python_multipart",
-                  "orjson", "swagger_ui", "limits", "websockets", "httpx"]
+                  "orjson", "swagger_ui", "limits", "websockets", "httpx", "argon2", "itsdangerous", "openskill"]
 
 BLOCKER = textwrap.dedent(f"""
     import sys
@@ -94,4 +94,5 @@ def test_pip_install_ringgames_installs_no_server_package():
     core = {re.split(r"[\s\[<>=!~;]", r, maxsplit=1)[0].lower() for r in reqs if "extra ==" not in r}
     server = {re.split(r"[\s\[<>=!~;]", r, maxsplit=1)[0].lower() for r in reqs if re.search(r"extra == .server.", r)}
     assert core == {"click", "tqdm", "numpy", "numba"}
-    assert {"fastapi", "uvicorn", "sqlalchemy", "alembic", "python-multipart", "orjson", "swagger-ui-py", "babel", "jinja2", "limits"} <= server
+    assert {"fastapi", "uvicorn", "sqlalchemy", "alembic", "python-multipart", "orjson", "swagger-ui-py", "babel", "jinja2", "limits",
+            "argon2-cffi", "itsdangerous", "openskill"} <= server

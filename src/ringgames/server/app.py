@@ -40,13 +40,14 @@ def swagger_ui_dir() -> Path:
 
 
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
-               behind_https: bool = False, limits: _limits.Limits | None = None) -> FastAPI:
+               behind_https: bool = False, limits: _limits.Limits | None = None, password_hasher=None) -> FastAPI:
     """The site. ``allowed_origins``: other origins whose pages may use the API and WebSockets (the site's own
-    host always may); ``behind_https``: served over HTTPS by a proxy, so the seat cookie is ``Secure``;
-    ``limits``: request sizes, uploads, rates (``server/limits.py``; defaults when None)."""
+    host always may); ``behind_https``: served over HTTPS by a proxy, so the seat and session cookies are ``Secure``;
+    ``limits``: request sizes, uploads, rates (``server/limits.py``; defaults when None); ``password_hasher``: an
+    ``argon2.PasswordHasher`` (default: argon2-cffi's, RFC 9106's profile; tests pass a cheap one)."""
     settings = limits or _limits.Limits()
     hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay, room_idle_seconds=settings.room_idle_seconds,
-              max_rooms=settings.max_rooms)
+              max_rooms=settings.max_rooms, password_hasher=password_hasher)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

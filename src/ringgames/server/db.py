@@ -12,11 +12,26 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, event
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    false,
+)
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-__all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "make_engine", "migrate", "default_sqlite_url"]
+__all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "AccountRow", "SessionRow", "SiteKeyRow", "GamePlayerRow", "RatingRow",
+           "RatingHistoryRow", "make_engine", "migrate", "default_sqlite_url"]
 
 
 def _now() -> datetime:
@@ -35,7 +50,8 @@ class GameRow(Base):
     variant: Mapped[str] = mapped_column(String(32))
     players: Mapped[int] = mapped_column(Integer)
     #: list of {"kind": "human"|"computer"|"record", "name", "spec", "level", "token_hash", "invite_hash", "invite",
-    #: "open", "joined"}: tokens only as SHA-256 hashes (see ``seats.py``)
+    #: "open", "joined", "account"}: tokens only as SHA-256 hashes (see ``seats.py``); "account": the id of the
+    #: account sitting there (also in ``game_players``), absent or None for a guest
     seats: Mapped[list] = mapped_column(JSON)
     #: "open" (a seat is waiting for its player), "live", "finished"
     status: Mapped[str] = mapped_column(String(16), index=True)
@@ -47,6 +63,10 @@ class GameRow(Base):
     ply: Mapped[int] = mapped_column(Integer, default=0)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
+    #: the creator asked for a rated game (every seat an account or a computer level: ``ratings.py``)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: when the ratings were updated for this game's result (None: not yet, or not rated)
+    rated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, default=None)
 
 
 class MoveRow(Base):
@@ -71,6 +91,82 @@ class ChatRow(Base):
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
     name: Mapped[str] = mapped_column(String(64))
     text: Mapped[str] = mapped_column(Text)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class AccountRow(Base):
+    """A player's account: the username as typed, its lower-case key (unique: names are unique ignoring case) and
+    the Argon2id hash of the password (``accounts.py``; the password itself is never stored)."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    username: Mapped[str] = mapped_column(String(20))
+    username_key: Mapped[str] = mapped_column(String(20), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    password_changed: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class SessionRow(Base):
+    """A logged-in browser: the SHA-256 of the session id its signed cookie carries, until ``expires``."""
+
+    __tablename__ = "sessions"
+
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    expires: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SiteKeyRow(Base):
+    """Secrets of the site shared by every server process: ``session`` signs the session cookies."""
+
+    __tablename__ = "site_keys"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+
+
+class GamePlayerRow(Base):
+    """Which account sits in which seat of which game (the seats' ``account`` field, indexed for profiles)."""
+
+    __tablename__ = "game_players"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+
+
+class RatingRow(Base):
+    """One rating per account and rating key (``yinsh``, ``yinsh-blitz``, ``gyges``, ``gyges-beginner``, ``rings``):
+    the OpenSkill model's mean ``mu`` and deviation ``sigma`` (``ratings.py``)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_key_mu", "key", "mu"),)
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class RatingHistoryRow(Base):
+    """A rating after one rated game (unique per account and game: a game is counted once)."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (UniqueConstraint("account_id", "game_id", name="uq_rating_history_account_game"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    key: Mapped[str] = mapped_column(String(32))
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 

@@ -14,7 +14,7 @@ import logging
 import multiprocessing
 import random
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
@@ -23,15 +23,20 @@ from datetime import UTC, datetime
 from typing import cast
 
 import orjson
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, delete, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from .. import load_game
 from ..protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
+from . import ratings
 from . import seats as seat_tokens
-from .db import ChatRow, GameRow, MoveRow, make_engine, migrate, sessions
+from .accounts import Account, Accounts
+from .db import ChatRow, GamePlayerRow, GameRow, MoveRow, make_engine, migrate, sessions
 from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
+from .seats import Credential
+
+OrmSession = Session  # (inside Hub, ``Session`` is the session factory)
 
 __all__ = ["MAX_MESSAGE_CHARS", "ApiError", "Hub", "Room", "clip", "short"]
 
@@ -93,12 +98,14 @@ class Room:
 
 class Hub:
     def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, run_computers: bool = True,
-                 room_idle_seconds: float = 600.0, max_rooms: int = 5000):
+                 room_idle_seconds: float = 600.0, max_rooms: int = 5000, password_hasher=None):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
         watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
         database is the truth and a later request loads them again."""
         self.db_url = db_url
+        self._password_hasher = password_hasher  # argon2.PasswordHasher; None: argon2-cffi's defaults
+        self._accounts: Accounts | None = None
         self.engine: Engine | None = None
         self._sessionmaker: sessionmaker[Session] | None = None
         self.rooms: dict[str, Room] = {}
@@ -129,15 +136,26 @@ class Hub:
             raise RuntimeError("the hub is not started")
         return self._sessionmaker
 
+    @property
+    def accounts(self) -> Accounts:
+        """Accounts and sessions (after :meth:`start`)."""
+        if self._accounts is None:
+            raise RuntimeError("the hub is not started")
+        return self._accounts
+
     # -- life cycle ------------------------------------------------------
     async def start(self) -> None:
         await asyncio.to_thread(migrate, self.db_url)
         self.engine = make_engine(self.db_url)
         self._sessionmaker = sessions(self.engine)
+        self._accounts = Accounts(self._sessionmaker, self._password_hasher)
         self._freeze()
         self._spawn(self._sweep())
         if not self.run_computers:
             return
+        # rated games that ended while a server stopped before their ratings were written
+        for gid in await asyncio.to_thread(self._unrated_ids):
+            await self._rate(await self.room(gid))
         # resume computer moves of unfinished games
         ids = await asyncio.to_thread(self._live_ids)
         for gid in ids:
@@ -174,6 +192,11 @@ class Hub:
         if game is None or game not in self._frozen:
             self._frozen.add(game)
             gc.freeze()
+
+    def _unrated_ids(self) -> list[str]:
+        with self.Session() as s:
+            return list(s.scalars(select(GameRow.id).where(GameRow.rated.is_(True), GameRow.rated_at.is_(None),
+                                                             GameRow.status == "finished")))
 
     def _live_ids(self) -> list[str]:
         with self.Session() as s:
@@ -297,12 +320,20 @@ class Hub:
 
     # -- creating --------------------------------------------------------
     async def create(self, game: str, variant: str | None, players: int | None, seats: list[dict],
-                     setup: str | None = None) -> tuple[Room, dict[int, str], dict[int, str]]:
+                     setup: str | None = None, *, account: Account | None = None,
+                     rated: bool = False) -> tuple[Room, dict[int, str], dict[int, str]]:
         """A new game. ``seats``: one dict per seat, ``kind`` me|invite|open|computer, ``name``, ``level``.
+        ``account``: the creator's, if logged in (the "me" seats are the account's); ``rated``: a rated game (the
+        creator must be logged in, with one "me" seat at most; the other seats are computers or taken by accounts).
 
         Returns the room, the seat tokens of the "me" seats (the creator's) and the invite tokens of the
         "invite" seats (single use; only their hashes are stored).
         """
+        if rated:
+            if account is None:
+                raise ApiError(401, "login_required", "log in to play a rated game")
+            if sum(str(spec.get("kind", "me")) == "me" for spec in seats) > 1:
+                raise ApiError(422, "bad_seats", "in a rated game each seat is a different player: one 'me' seat at most")
         try:
             g = load_game(game, variant, players)
         except ValueError as exc:
@@ -325,6 +356,8 @@ class Hub:
             elif kind in ("me", "invite", "open"):
                 name = clean_name(spec.get("name"), "me") if kind == "me" else clean_name(None, "waiting…")
                 seat, tok, inv = seat_tokens.human_seat(kind, name)
+                if kind == "me" and account is not None:
+                    seat.update(account=account.id, name=account.username)
                 out.append(seat)
                 if tok:
                     mine[i] = tok
@@ -337,7 +370,7 @@ class Hub:
         state = g.new_initial_state()
         row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=out,
                       status="live", source="play", start=None, tags={"setup": setup or "free"}, draw_offers=[],
-                      result="none", ply=0)
+                      result="none", ply=0, rated=bool(rated))
         row.status = self._status(row, state)
         room = Room(row.id, row, state, [], [], touched=asyncio.get_running_loop().time())
         pre: list[tuple[int, int, str]] = []
@@ -364,6 +397,14 @@ class Hub:
             s.flush()
             for i, (a, p, t) in enumerate(pre):
                 s.add(MoveRow(game_id=row.id, ply=i, action=a, text=t, seat=p))
+            self._sync_players(s, row)
+
+    @staticmethod
+    def _sync_players(s: OrmSession, row: GameRow) -> None:
+        """``game_players`` follows the seats' ``account`` fields (in the caller's transaction)."""
+        s.execute(delete(GamePlayerRow).where(GamePlayerRow.game_id == row.id))
+        s.add_all(GamePlayerRow(game_id=row.id, seat=i, account_id=seat["account"])
+                  for i, seat in enumerate(row.seats) if seat.get("account") is not None)
 
     @staticmethod
     def _status(row: GameRow, state: State) -> str:
@@ -375,27 +416,58 @@ class Hub:
 
     # -- seats -----------------------------------------------------------
     @staticmethod
-    def seats_for(room: Room, tokens: list[str]) -> list[int]:
+    def seats_for(room: Room, tokens: Sequence[Credential]) -> list[int]:
         """The seats of ``room`` that ``tokens`` hold (see :mod:`.seats`)."""
         return seat_tokens.held(room.row.seats, tokens)
 
-    async def join(self, gid: str, seat: int, name: str | None, invite: str | None, *, vouched: bool = False) -> tuple[Room, str]:
+    async def join(self, gid: str, seat: int, name: str | None, invite: str | None, *, vouched: bool = False,
+                   account: Account | None = None) -> tuple[Room, str]:
         """Take seat ``seat``: with its invite token (used up), or without one if the seat is open (or ``vouched``
-        for by the server). Returns the room and the player's fresh seat token."""
+        for by the server); a logged-in player sits as their ``account`` (required in a rated game, once per game).
+        Returns the room and the player's fresh seat token."""
         async with self._locked(gid) as room:
             seats = [dict(s) for s in room.row.seats]
             if not 0 <= seat < len(seats):
                 raise ApiError(422, "bad_seat", f"there is no seat {seat}")
+            if room.row.rated and seats[seat].get("kind") == "human" and not seats[seat].get("joined"):
+                if account is None:
+                    raise ApiError(401, "login_required", "log in to play a rated game")
+                if any(x.get("account") == account.id for x in seats):
+                    raise ApiError(409, "already_seated", "you already have a seat in this rated game")
             s = seats[seat]
             token = seat_tokens.claim(s, invite, vouched=vouched)
             s["name"] = clean_name(name, room.state.game.seat_names[seat])
+            if account is not None:
+                s.update(account=account.id, name=account.username)
             room.row.seats = seats
             room.row.status = self._status(room.row, room.state)
             await asyncio.to_thread(self._save_row, room.row)
             await self.broadcast(room)
             return room, token
 
-    async def reinvite(self, gid: str, seat: int, tokens: list[str]) -> str:
+    async def carry_over(self, account: Account, tokens: dict[str, list[str]]) -> list[str]:
+        """A guest logged in or signed up: the seats that ``tokens`` (game id → seat tokens, from the browser's
+        game cookies) hold become ``account``'s, named after it. Returns the ids of the games that changed."""
+        changed = []
+        for gid, toks in list(tokens.items())[:200]:
+            try:
+                async with self._locked(gid) as room:
+                    mine = [i for i in seat_tokens.held(room.row.seats, toks) if room.row.seats[i].get("account") != account.id]
+                    if not mine:
+                        continue
+                    seats = [dict(s) for s in room.row.seats]
+                    for i in mine:
+                        if seats[i].get("account") is None and seats[i].get("kind") == "human":
+                            seats[i].update(account=account.id, name=account.username)
+                    room.row.seats = seats
+                    await asyncio.to_thread(self._save_row, room.row)
+                    changed.append(gid)
+                await self.broadcast(room)
+            except ApiError:  # a cookie of a game that is gone
+                continue
+        return changed
+
+    async def reinvite(self, gid: str, seat: int, tokens: Sequence[Credential]) -> str:
         """A new single-use invite token for waiting seat ``seat``, for a player of the game (the old link dies)."""
         async with self._locked(gid) as room:
             if not self.seats_for(room, tokens):
@@ -411,9 +483,10 @@ class Hub:
     def _save_row(self, row: GameRow) -> None:
         with self.Session.begin() as s:
             s.merge(row)
+            self._sync_players(s, row)
 
     # -- acting ----------------------------------------------------------
-    async def act(self, gid: str, action: str | int, tokens: list[str], ply: int) -> Room:
+    async def act(self, gid: str, action: str | int, tokens: Sequence[Credential], ply: int) -> Room:
         """Play ``action`` (notation or id) at ``ply`` for the seat to move, if ``tokens`` hold that seat's token.
 
         ``ply`` must be the game's ply (else 409 stale_ply): a repeated submission can never count as the
@@ -489,10 +562,42 @@ class Hub:
             room.texts.append(text)
             room.seats_of.append(p)
             await self.broadcast(room)
+            if room.row.rated and st.is_terminal():
+                await self._rate(room)
 
         # shielded: if the caller goes away (cancelled) while the move is being written, the move
         # may still commit, and memory must then follow the database
         await asyncio.shield(store_then_apply())
+
+    # -- ratings -----------------------------------------------------------
+    async def _rate(self, room: Room) -> None:
+        """Update the ratings for the result of rated game ``room`` (once: ``rated_at`` marks it done)."""
+        st = room.state
+        out = st.outcome()
+        if not room.row.rated or room.row.rated_at is not None or out is None:
+            return
+        resigned = [s for t, s in zip(room.texts, room.seats_of, strict=True) if t == "resign"]
+        ranking = ratings.ranks(room.row.game, list(out.winners), room.row.players, str(out.reason), st.summary(), resigned)
+        try:
+            room.row.rated_at = await asyncio.to_thread(self._store_ratings, room.id, ranking)
+        except Exception:  # pragma: no cover - logged; the game itself is stored
+            log.exception("rating update failed for game %s", room.id)
+
+    def _store_ratings(self, gid: str, ranking: list[int]) -> datetime | None:
+        now = _utcnow()
+        games = cast(Table, GameRow.__table__)
+        with self.Session.begin() as s:
+            # marks the game first: of several processes (or a restart), exactly one rates it
+            done = s.execute(update(games).where(games.c.id == gid, games.c.rated_at.is_(None)).values(rated_at=now))
+            if not done.rowcount:  # type: ignore[attr-defined]
+                return now
+            row = s.get(GameRow, gid)
+            assert row is not None
+            moves = list(s.scalars(select(MoveRow).where(MoveRow.game_id == gid).order_by(MoveRow.ply)))
+            every_seat_rated = all(x.get("kind") == "computer" or x.get("account") is not None for x in row.seats)
+            if every_seat_rated and ratings.played_by_every_seat(row, moves, SETUP_PLIES.get(row.game, 0)):
+                ratings.rate_game(s, row, ranking, now)
+        return now
 
     # -- group commit ------------------------------------------------------
     async def _store_move(self, gid: str, values: dict, move: dict) -> None:
@@ -558,7 +663,7 @@ class Hub:
             conn.execute(self._game_update, [{"gid": g, **{f"v_{k}": v for k, v in values.items()}, "v_updated": now}
                                              for g, values, _ in batch])
 
-    async def resign(self, gid: str, tokens: list[str], seat: int | None = None) -> Room:
+    async def resign(self, gid: str, tokens: Sequence[Credential], seat: int | None = None) -> Room:
         async with self._locked(gid) as room:
             st = room.state
             if st.is_terminal():
@@ -573,7 +678,7 @@ class Hub:
         self._maybe_ai(room)
         return room
 
-    async def draw(self, gid: str, tokens: list[str], what: str) -> Room:
+    async def draw(self, gid: str, tokens: Sequence[Credential], what: str) -> Room:
         """``what``: offer | accept | decline. The draw is agreed once every human seat still playing agrees."""
         async with self._locked(gid) as room:
             st = room.state
@@ -602,7 +707,7 @@ class Hub:
                 await self.broadcast(room)
         return room
 
-    async def chat(self, gid: str, tokens: list[str], text: str, name: str | None = None) -> None:
+    async def chat(self, gid: str, tokens: Sequence[Credential], text: str, name: str | None = None) -> None:
         room = await self.room(gid)
         text = "".join(ch for ch in str(text) if ch.isprintable() or ch == " ").strip()[:MAX_CHAT]
         if not text:
@@ -679,7 +784,9 @@ class Hub:
             "players": g.num_players,
             "seat_names": list(g.seat_names),
             "seats": [{"seat": i, "name": s["name"], "kind": s["kind"], "level": s.get("level"), "joined": s.get("joined", True),
-                       "open": bool(s.get("open")) and not s.get("joined")} for i, s in enumerate(row.seats)],
+                       "open": bool(s.get("open")) and not s.get("joined"), "account": s.get("account") is not None}
+                      for i, s in enumerate(row.seats)],
+            "rated": bool(row.rated),
             "status": row.status,
             "source": row.source,
             "setup": row.tags.get("setup"),

@@ -28,6 +28,7 @@ class SeatView(BaseModel):
     level: int | None = None
     joined: bool
     open: bool = Field(..., description="anyone may take the seat")
+    account: bool = Field(False, description="the seat is an account's (its name is the username)")
 
 
 class MoveView(BaseModel):
@@ -61,6 +62,7 @@ class GameView(BaseModel):
     summary: dict[str, Any]
     active: list[int]
     draw_offers: list[int]
+    rated: bool = Field(False, description="a rated game: the ratings change when it ends")
     my_seats: list[int] = Field(..., description="the seats the request's tokens (cookie or X-Seat-Token header) hold")
 
 
@@ -147,15 +149,77 @@ class ImportReport(BaseModel):
     failed: int
 
 
+class RatingView(BaseModel):
+    rating: float = Field(..., description="the OpenSkill mean (mu), on an Elo-like scale (a newcomer has 1500)")
+    deviation: float = Field(..., description="the OpenSkill deviation (sigma): how unsure the rating still is")
+    games: int = Field(..., description="rated games played")
+    provisional: bool = Field(..., description="few games or a high deviation: the rating may still move a lot")
+
+
+class AccountView(BaseModel):
+    username: str
+    created: str
+    ratings: dict[str, RatingView] = Field(..., description="per game and variant: yinsh, yinsh-blitz, gyges, "
+                                                            "gyges-beginner, rings (only those played)")
+
+
+class PlayerGame(BaseModel):
+    id: str
+    game: str
+    variant: str
+    players: int
+    seats: list[int] = Field(..., description="the account's seats in the game")
+    status: str
+    result: str
+    rated: bool
+    updated: str | None
+
+
+class RatingPoint(BaseModel):
+    key: str = Field(..., description="yinsh, yinsh-blitz, gyges, gyges-beginner or rings")
+    game_id: str
+    rating: float
+    deviation: float
+    before: float = Field(..., description="the rating before this game")
+    at: str
+
+
+class PlayerView(AccountView):
+    games: list[PlayerGame] = Field(..., description="recent games, most recently changed first")
+    history: list[RatingPoint] = Field(..., description="the rating after each rated game, oldest first")
+
+
+class LeaderboardEntry(BaseModel):
+    username: str
+    rating: float
+    deviation: float
+    games: int
+    provisional: bool
+
+
+class ComputerRating(BaseModel):
+    level: int
+    rating: float
+
+
+class Leaderboard(BaseModel):
+    key: str
+    players: list[LeaderboardEntry] = Field(..., description="best first")
+    computers: list[ComputerRating] = Field(..., description="the computer levels' fixed ratings")
+
+
 #: what each error status means, for the OpenAPI description
 ERROR_MEANING = {
     400: "Malformed request: not JSON, or a field of the wrong type, missing, unknown or too long",
+    401: "Not logged in, or a wrong username or password (bad_credentials)",
     403: "Refused: a cross-site request (error cross_site), or the request's tokens do not hold the seat it needs",
-    404: "No game with that id",
-    409: "Conflicts with the game's state: the game is over, the ply is stale, the seat is taken, no draw offer",
+    404: "No game (or player, or rating list) with that name",
+    409: "Conflicts with the game's state: the game is over, the ply is stale, the seat is taken, no draw offer; or the "
+         "username is taken",
     413: "The request is too large",
-    422: "Well-formed but not acceptable: an illegal action, or a game/seat setup that the game does not allow",
-    429: "Too many requests from this client; try again later",
+    422: "Well-formed but not acceptable: an illegal action, or a game/seat setup that the game does not allow; a weak "
+         "password or a malformed username",
+    429: "Too many requests from this client (or failed logins for this username); try again later (Retry-After)",
 }
 
 
