@@ -1,13 +1,16 @@
-"""Ratings: one OpenSkill (Plackett–Luce) rating per account and game variant, updated when a rated game ends.
+"""Ratings: one OpenSkill (Weng–Lin Bradley–Terry) rating per account and game variant, updated when a rated game ends.
 
 The model and its parameters, the computer levels' fixed ratings and how they were chosen: ``docs/accounts.md``.
 
 * **Keys**: ``yinsh``, ``yinsh-blitz``, ``gyges``, ``gyges-beginner``, ``rings`` (one RINGS rating whatever the
   player count): :func:`rating_key`.
-* **Model**: ``openskill``'s :class:`~openskill.models.PlackettLuce` for every game (two players are the
-  two-team case of the same model; RINGS games rank 2–6 players, ties sharing a rank), with the default model's
-  proportions on an Elo-like scale: ``mu`` 1500, ``sigma`` 350, ``beta`` = 400 / (ln 10 · √2) so that between two
-  settled players a rating difference means what an Elo difference means, ``tau`` = ``sigma`` / 100.
+* **Model**: ``openskill``'s :class:`~openskill.models.BradleyTerryFull` (Weng and Lin's Bradley–Terry model
+  with full pairing) for every game: a RINGS game of N players counts as its N(N-1)/2 pairwise results, a tie as
+  a draw between the two. With two players it gives exactly the Plackett–Luce update; for RINGS it is chosen over
+  openskill's Plackett–Luce, whose tie handling (openskill.py 6.2) gives a player ranked below two tied winners
+  the winners' rating (openskill.py issues #155, #176). Parameters on an Elo-like scale: ``mu`` 1500, ``sigma``
+  350, ``beta`` = 400 / (ln 10 · √2) so that between two settled players a rating difference means what an Elo
+  difference means, ``tau`` = ``sigma`` / 100 (openskill's default proportion).
 * **Results → ranks**: winners share rank 1; an agreed draw puts everybody at rank 1; in RINGS the players who
   did not win are ranked by their score (equal scores share a rank) and players who resigned come last (tied).
   Resigning is a loss. A game where a seat never made a move of its own (an abandoned game) is not rated.
@@ -22,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from openskill.models import PlackettLuce
+from openskill.models import BradleyTerryFull
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -30,7 +33,7 @@ from .db import GameRow, MoveRow, RatingHistoryRow, RatingRow
 
 MU = 1500.0
 SIGMA = 350.0
-#: the performance spread: for two settled players (sigma → 0) Plackett–Luce gives the first the expected score
+#: the performance spread: for two settled players (sigma → 0) the model gives the first the expected score
 #: 1 / (1 + exp(-(mu1 - mu2) / (beta √2))), which with this beta is Elo's 1 / (1 + 10^(-(mu1 - mu2) / 400))
 BETA = 400.0 / (math.log(10) * math.sqrt(2))
 #: the deviation added before each game (ratings can move again after a long settled run); openskill's default
@@ -38,7 +41,7 @@ BETA = 400.0 / (math.log(10) * math.sqrt(2))
 TAU = SIGMA / 100
 #: a rating is provisional while it has fewer games than this, or its deviation is above PROVISIONAL_SIGMA
 PROVISIONAL_GAMES = 10
-PROVISIONAL_SIGMA = 150.0
+PROVISIONAL_SIGMA = 200.0
 #: how sure the model is of a computer level's fixed rating (used in its opponents' updates)
 COMPUTER_SIGMA = 50.0
 
@@ -66,8 +69,8 @@ COMPUTER_RATINGS: dict[str, tuple[int, ...]] = {game: _levels(steps) for game, s
 KEYS = ("yinsh", "yinsh-blitz", "gyges", "gyges-beginner", "rings")
 
 
-def model() -> PlackettLuce:
-    return PlackettLuce(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU)
+def model() -> BradleyTerryFull:
+    return BradleyTerryFull(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU)
 
 
 def rating_key(game: str, variant: str) -> str:
