@@ -91,30 +91,42 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount(DOCS_ASSETS, StaticFiles(directory=swagger_ui_dir()), name="docs-assets")
 
+    async def page(request: Request, template: str, **context):
+        """A page, with the logged-in player's name (``me``) for the header's account links."""
+        account = await api.account_of(request)
+        return render_page(request, template, me=account.username if account else None, **context)
+
     @app.get("/docs", include_in_schema=False)
     async def docs(request: Request):
         # our own page: Swagger UI started by /static/docs.js, so the page passes the CSP without inline
         # script (the API has no OAuth2, so there is no oauth2-redirect page)
-        return render_page(request, "docs.html", title=f"{app.title} API", assets=DOCS_ASSETS,
-                           openapi_url=app.openapi_url)
+        return await page(request, "docs.html", title=f"{app.title} API", assets=DOCS_ASSETS, openapi_url=app.openapi_url)
 
     @app.get("/", include_in_schema=False)
     async def lobby(request: Request):
-        return render_page(request, "index.html")
+        return await page(request, "index.html")
 
     @app.get("/game/{gid}", include_in_schema=False)
     async def game_page(request: Request, gid: str):
-        return render_page(request, "game.html")
+        return await page(request, "game.html")
 
     @app.get("/archive", include_in_schema=False)
     async def archive(request: Request):
-        return render_page(request, "archive.html")
+        return await page(request, "archive.html")
+
+    @app.get("/login", include_in_schema=False)
+    async def login_page(request: Request):
+        return await page(request, "login.html")
+
+    @app.get("/player/{name}", include_in_schema=False)
+    async def player_page(request: Request, name: str):
+        return await page(request, "player.html")
 
     @app.get("/rules/{game}", include_in_schema=False)
     async def rules(request: Request, game: str):
         if not re.fullmatch(r"[a-z]+", game) or game not in GAMES:
             raise ApiError(404, "unknown_game", f"no rules page for {game!r}")
-        return render_page(request, f"rules-{game}.html")
+        return await page(request, f"rules-{game}.html")
 
     @app.get("/healthz", include_in_schema=False)
     async def health():

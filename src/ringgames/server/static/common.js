@@ -58,4 +58,6 @@ document.addEventListener("DOMContentLoaded", () => {  // the language picker: r
   if (sel) sel.addEventListener("change", () => {
     const u = new URL(location.href); u.searchParams.set("lang", sel.value); location.href = u.toString();
   });
+  const out = document.getElementById("logout");  // the header's log-out button (logged-in players)
+  if (out) out.addEventListener("click", async () => { await api("/api/session", {method: "DELETE"}); location.reload(); });
 });

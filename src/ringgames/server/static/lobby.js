@@ -51,6 +51,8 @@ $("newgame").onsubmit = async (ev) => {
   }
   const body = {game: $("game").value, variant: $("variant").value, players: n, seats};
   if (body.game === "gyges") body.setup = $("setup").value;
+  const rated = document.getElementById("rated");  // shown to logged-in players only
+  if (rated && rated.checked) body.rated = true;
   try {
     const res = await api("/api/games", {method: "POST", json: body});
     sessionStorage.setItem(`invites-${res.id}`, JSON.stringify(res.invites || {}));

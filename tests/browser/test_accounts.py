@@ -1,0 +1,58 @@
+"""Accounts in the browser: sign up on /login, the header's account links, a rated game against the computer,
+the player page (ratings, the drawn rating history, games), log out, and a login error in Czech."""
+
+from .conftest import SHOTS
+
+PASSWORD = "ring-Stones-42"
+
+
+def test_sign_up_play_rated_see_the_player_page_and_log_out(server, page_factory):
+    page = page_factory()
+    page.goto(server.url + "/login?lang=en")
+    page.fill("#signup-name", "Browsy")
+    page.fill("#signup-password", PASSWORD)
+    page.click("#signup-btn")
+    page.wait_for_url(server.url + "/")
+    assert page.locator("#me").inner_text() == "Browsy"
+    assert page.locator("#rated").is_visible()  # the lobby offers rated games to logged-in players
+
+    # a rated game against computer level 1, through the page's own session cookie: one move each, then resign
+    result = page.evaluate("""async () => {
+        const post = (url, body) => fetch(url, {method: "POST", credentials: "same-origin",
+            headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)}).then((r) => r.json());
+        const g = await post("/api/games", {game: "yinsh", rated: true, seats: [{kind: "me"}, {kind: "computer", level: 1}]});
+        await post(`/api/games/${g.id}/actions`, {action: "e5", ply: 0});
+        for (let i = 0; i < 200; i++) {
+            const s = await fetch(`/api/games/${g.id}`).then((r) => r.json());
+            if (s.ply >= 2) break;
+            await new Promise((ok) => setTimeout(ok, 100));
+        }
+        const end = await post(`/api/games/${g.id}/resign`, {});
+        const me = await fetch("/api/me").then((r) => r.json());
+        return {id: g.id, status: end.status, rating: me.ratings.yinsh.rating};
+    }""")
+    assert result["status"] == "finished" and result["rating"] < 1500
+
+    page.click("#me")
+    page.wait_for_url(server.url + "/player/Browsy")
+    page.wait_for_selector("#rating-chart polyline[data-key=yinsh]")
+    row = page.locator("#ratings tr[data-key=yinsh] td.rating").inner_text()
+    assert row == f"{round(result['rating'])}?"  # provisional after one game
+    assert page.locator(f"#player-games a[href='/game/{result['id']}']").count() == 1
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "player-page.png"), full_page=True)
+
+    page.click("#logout")
+    page.wait_for_selector("#login-link")
+    assert page.locator("#me").count() == 0
+
+
+def test_a_wrong_password_is_explained_in_the_page_language(server, page_factory):
+    page = page_factory()
+    page.goto(server.url + "/login?lang=cs")
+    page.fill("#login-name", "nikdo")
+    page.fill("#login-password", "spatne-heslo-1")
+    page.click("#login-btn")
+    page.wait_for_function("() => document.getElementById('login-err').textContent.length > 0")
+    assert page.locator("#login-err").inner_text() == "Špatné uživatelské jméno nebo heslo."
+    assert page.locator("#login-link").inner_text() == "Přihlásit / registrovat"
