@@ -330,3 +330,42 @@ def test_migration_from_0002_keeps_existing_games(tmp_path):
         assert conn.execute(text("select count(*) from site_keys where name = 'session'")).scalar() == 1
         assert conn.execute(text("select rated from games")).scalars().all() == [0, 0]
     eng.dispose()
+
+
+def test_an_expired_session_is_refused(tmp_path):
+    with make_client(tmp_path) as c:
+        sign_up(c, "wes")
+        eng = create_engine(f"sqlite:///{tmp_path / 'test.sqlite3'}")
+        with eng.begin() as conn:
+            conn.execute(text("update sessions set expires = '2020-01-01 00:00:00'"))
+        eng.dispose()
+        assert c.get("/api/me").status_code == 401
+
+
+def test_logging_out_from_another_site_is_refused(c):
+    sign_up(c, "xena")
+    r = c.delete("/api/session", headers={"Origin": "https://evil.example"})
+    assert r.status_code == 403 and r.json()["error"] == "cross_site"
+    assert c.get("/api/me").json()["username"] == "xena"
+
+
+def test_a_hash_with_older_parameters_is_replaced_at_login(tmp_path):
+    from argon2 import PasswordHasher
+
+    url = f"sqlite:///{tmp_path / 'test.sqlite3'}"
+
+    def stored() -> str:
+        eng = create_engine(url)
+        with eng.connect() as conn:
+            value = conn.execute(text("select password_hash from accounts")).scalar()
+        eng.dispose()
+        return value
+
+    with TestClient(create_app(url, ai_workers=1, ai_delay=0, password_hasher=cheap_hasher())) as c:
+        sign_up(c, "yuri")
+    old = stored()
+    assert "m=1024,t=1,p=1" in old
+    stronger = PasswordHasher(time_cost=2, memory_cost=2048, parallelism=1)
+    with TestClient(create_app(url, ai_workers=1, ai_delay=0, password_hasher=stronger)) as c:
+        assert c.post("/api/session", json={"username": "yuri", "password": PASSWORD}).status_code == 200
+    assert "m=2048,t=2,p=1" in stored()

@@ -182,12 +182,18 @@ def tokens_of(request: Request, gid: str) -> list[str]:
     return toks[:seat_tokens.MAX_TOKENS]
 
 
+_UNKNOWN = object()
+
+
 async def account_of(request: Request) -> Account | None:
     """The logged-in account of the request (its ``rg_session`` cookie), or None; looked up once per request."""
-    if "account" not in request.state._state:
-        cookie = request.cookies.get(SESSION_COOKIE)
-        request.state.account = await asyncio.to_thread(hub_of(request).accounts.from_cookie, cookie) if cookie else None
-    return request.state.account
+    known = getattr(request.state, "account", _UNKNOWN)
+    if known is None or isinstance(known, Account):
+        return known
+    cookie = request.cookies.get(SESSION_COOKIE)
+    account = await asyncio.to_thread(hub_of(request).accounts.from_cookie, cookie) if cookie else None
+    request.state.account = account
+    return account
 
 
 async def credentials(request: Request, gid: str) -> list[seat_tokens.Credential]:

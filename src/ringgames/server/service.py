@@ -48,6 +48,8 @@ SETUP_PLIES = {"gyges": 2}
 PRESETS = {"gyges": ["321123", "123321", "231132", "312213"]}
 MAX_NAME = 40
 MAX_CHAT = 500
+#: at most this many game cookies of one browser are carried over to an account at sign-up or login
+MAX_CARRIED_GAMES = 100
 #: the longest action string accepted (one action's notation is a few characters)
 MAX_ACTION_CHARS = 100
 def clean_name(name: str | None, default: str) -> str:
@@ -449,7 +451,7 @@ class Hub:
         """A guest logged in or signed up: the seats that ``tokens`` (game id → seat tokens, from the browser's
         game cookies) hold become ``account``'s, named after it. Returns the ids of the games that changed."""
         changed = []
-        for gid, toks in list(tokens.items())[:200]:
+        for gid, toks in list(tokens.items())[:MAX_CARRIED_GAMES]:
             try:
                 async with self._locked(gid) as room:
                     mine = [i for i in seat_tokens.held(room.row.seats, toks) if room.row.seats[i].get("account") != account.id]
