@@ -15,6 +15,7 @@ def test_sign_up_play_rated_see_the_player_page_and_log_out(server, page_factory
     page.wait_for_url(server.url + "/")
     assert page.locator("#me").inner_text() == "Browsy"
     assert page.locator("#rated").is_visible()  # the lobby offers rated games to logged-in players
+    assert page.locator("#my-turn-count").inner_text() == "0"
 
     # a rated game against computer level 1, through the page's own session cookie: one move each, then resign
     result = page.evaluate("""async () => {
@@ -41,6 +42,10 @@ def test_sign_up_play_rated_see_the_player_page_and_log_out(server, page_factory
     assert page.locator(f"#player-games a[href='/game/{result['id']}']").count() == 1
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "player-page.png"), full_page=True)
+
+    page.click("#my-games")
+    page.wait_for_selector(f"#my-finished tr[data-id='{result['id']}']")
+    assert page.locator("#my-turn td").inner_text() == "None."
 
     page.click("#logout")
     page.wait_for_selector("#login-link")

@@ -369,3 +369,41 @@ def test_a_hash_with_older_parameters_is_replaced_at_login(tmp_path):
     with TestClient(create_app(url, ai_workers=1, ai_delay=0, password_hasher=stronger)) as c:
         assert c.post("/api/session", json={"username": "yuri", "password": PASSWORD}).status_code == 200
     assert "m=2048,t=2,p=1" in stored()
+
+
+# -- my games ---------------------------------------------------------------------------------------------------------
+
+def my_turn_badge(c: TestClient) -> str:
+    import re
+
+    m = re.search(r'id="my-turn-count"[^>]*>(\d+)<', c.get("/").text)
+    assert m, "no my-games count in the header"
+    return m.group(1)
+
+
+def test_my_games_put_the_games_awaiting_my_move_first(c):
+    sign_up(c, "zoe")
+    with browser(c):
+        sign_up(c, "abe")
+        abe = httpx.Cookies(c.cookies)
+    r = c.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "invite"}]})
+    gid, invite = r.json()["id"], r.json()["invites"]["1"].split("token=")[1]
+    waiting = c.post("/api/games", json={"game": "rings", "players": 3, "seats": [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}]}).json()["id"]
+    done = c.post("/api/games", json={"game": "gyges", "seats": [{"kind": "me"}, {"kind": "computer", "level": 0}]}).json()["id"]
+    c.post(f"/api/games/{done}/resign", json={})
+    zoe = httpx.Cookies(c.cookies)
+    c.cookies = abe
+    assert c.post(f"/api/games/{gid}/join", json={"seat": 1, "token": invite}).status_code == 200
+    assert c.get("/api/me/games").json()["live"][0]["id"] == gid and my_turn_badge(c) == "0"
+    c.cookies = zoe
+    mine = c.get("/api/me/games").json()
+    assert [g["id"] for g in mine["my_turn"]] == [gid] and my_turn_badge(c) == "1"
+    assert [g["id"] for g in mine["live"]] == [waiting] and [g["id"] for g in mine["finished"]] == [done]
+    assert mine["my_turn"][0]["names"] == ["zoe", "abe"] and mine["my_turn"][0]["to_move"] == 0
+    assert c.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0}).status_code == 200
+    assert c.get("/api/me/games").json()["my_turn"] == [] and my_turn_badge(c) == "0"
+    c.cookies = abe
+    assert [g["id"] for g in c.get("/api/me/games").json()["my_turn"]] == [gid] and my_turn_badge(c) == "1"
+    assert "my-games" in c.get("/my-games").text
+    with browser(c):
+        assert c.get("/api/me/games").status_code == 401 and 'id="my-turn-count"' not in c.get("/").text

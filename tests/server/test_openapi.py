@@ -26,6 +26,7 @@ OPERATIONS = {
     ("post", "/api/session"): ("log_in", {200, 400, 401, 403, 413, 429}),
     ("delete", "/api/session"): ("log_out", {200, 403}),
     ("get", "/api/me"): ("get_me", {200, 401}),
+    ("get", "/api/me/games"): ("get_my_games", {200, 401}),
     ("post", "/api/me/password"): ("change_password", {200, 400, 401, 403, 413, 422, 429}),
     ("get", "/api/players/{username}"): ("get_player", {200, 400, 404}),
     ("get", "/api/leaderboard/{game}"): ("get_leaderboard", {200, 400, 404}),

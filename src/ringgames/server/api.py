@@ -27,7 +27,7 @@ from fastapi import (
 from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from . import ratings
 from . import seats as seat_tokens
@@ -49,6 +49,7 @@ from .views import (
     JoinedGame,
     Leaderboard,
     LegalView,
+    MyGames,
     Ok,
     PlayerView,
     Positions,
@@ -506,6 +507,48 @@ async def get_me(request: Request):
     if account is None:
         raise ApiError(401, "not_logged_in", "not logged in")
     return await asyncio.to_thread(account_view, hub_of(request), account)
+
+
+def my_games(hub: Hub, account: Account, limit: int = 300) -> dict:
+    """The account's games: awaiting its move first, then its other live games, then recent finished ones."""
+    with hub.Session() as s:
+        rows = s.execute(select(GameRow, GamePlayerRow.seat).join(GamePlayerRow, GamePlayerRow.game_id == GameRow.id)
+                         .where(GamePlayerRow.account_id == account.id).order_by(GameRow.updated.desc(), GamePlayerRow.seat)
+                         .limit(limit)).all()
+    games: dict[str, dict] = {}
+    for g, seat in rows:
+        if g.id in games:
+            games[g.id]["seats"].append(seat)
+            continue
+        games[g.id] = {"id": g.id, "game": g.game, "variant": g.variant, "players": g.players, "seats": [seat], "status": g.status,
+                       "result": g.result, "rated": bool(g.rated), "updated": g.updated.isoformat() if g.updated else None,
+                       "names": [x.get("name", "") for x in g.seats], "to_move": g.to_move}
+    out: dict[str, list] = {"my_turn": [], "live": [], "finished": []}
+    for item in games.values():
+        if item["status"] == "live" and item["to_move"] in item["seats"]:
+            out["my_turn"].append(item)
+        elif item["status"] in ("live", "open"):
+            out["live"].append(item)
+        elif len(out["finished"]) < 20:
+            out["finished"].append(item)
+    return out
+
+
+def my_turn_count(hub: Hub, account: Account) -> int:
+    """How many live games await a move of the account (for every page's header)."""
+    with hub.Session() as s:
+        return s.scalar(select(func.count()).select_from(GamePlayerRow).join(GameRow, GameRow.id == GamePlayerRow.game_id)
+                        .where(GamePlayerRow.account_id == account.id, GameRow.status == "live",
+                               GameRow.to_move == GamePlayerRow.seat)) or 0
+
+
+@router.get("/me/games", summary="My games: awaiting my move, my other live games, recent finished ones", response_model=MyGames,
+            responses=errors(401))
+async def get_my_games(request: Request):
+    account = await account_of(request)
+    if account is None:
+        raise ApiError(401, "not_logged_in", "not logged in")
+    return await asyncio.to_thread(my_games, hub_of(request), account)
 
 
 @router.post("/me/password", summary="Change the password (the account's other sessions end)", response_model=Ok,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import re
 from collections.abc import Iterable
@@ -94,7 +95,8 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     async def page(request: Request, template: str, **context):
         """A page, with the logged-in player's name (``me``) for the header's account links."""
         account = await api.account_of(request)
-        return render_page(request, template, me=account.username if account else None, **context)
+        my_turn = await asyncio.to_thread(api.my_turn_count, hub, account) if account else 0
+        return render_page(request, template, me=account.username if account else None, my_turn=my_turn, **context)
 
     @app.get("/docs", include_in_schema=False)
     async def docs(request: Request):
@@ -113,6 +115,10 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     @app.get("/archive", include_in_schema=False)
     async def archive(request: Request):
         return await page(request, "archive.html")
+
+    @app.get("/my-games", include_in_schema=False)
+    async def my_games_page(request: Request):
+        return await page(request, "mygames.html")
 
     @app.get("/login", include_in_schema=False)
     async def login_page(request: Request):

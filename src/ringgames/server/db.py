@@ -65,6 +65,9 @@ class GameRow(Base):
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
     #: the creator asked for a rated game (every seat an account or a computer level: ``ratings.py``)
     rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: the seat to move (None when the game is over, or for games from before migration 0003 until their next move):
+    #: "my games" finds the games awaiting an account's move without replaying them
+    to_move: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
     #: when the ratings were updated for this game's result (None: not yet, or not rated)
     rated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, default=None)
 

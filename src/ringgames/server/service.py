@@ -129,7 +129,7 @@ class Hub:
         self._moves_t = cast(Table, MoveRow.__table__)
         games = cast(Table, GameRow.__table__)
         self._game_update = update(games).where(games.c.id == bindparam("gid")).values(
-            {c: bindparam(f"v_{c}", type_=games.c[c].type) for c in ("status", "result", "ply", "draw_offers", "updated")})
+            {c: bindparam(f"v_{c}", type_=games.c[c].type) for c in ("status", "result", "ply", "draw_offers", "to_move", "updated")})
 
     @property
     def Session(self) -> sessionmaker[Session]:  # noqa: N802 (used like the class it makes)
@@ -383,6 +383,7 @@ class Hub:
                 a = rng.choice(state.legal_actions())
                 pre.append((a, p, state.action_to_string(a)))
                 state.apply_action(a)
+        row.to_move = None if state.is_terminal() else state.current_player()
         await asyncio.to_thread(self._insert, row, pre)
         for _a, p, t in pre:
             room.texts.append(t)
@@ -462,6 +463,7 @@ class Hub:
                         if seats[i].get("account") is None and seats[i].get("kind") == "human":
                             seats[i].update(account=account.id, name=account.username)
                     room.row.seats = seats
+                    room.row.to_move = None if room.state.is_terminal() else room.state.current_player()
                     await asyncio.to_thread(self._save_row, room.row)
                     changed.append(gid)
                 await self.broadcast(room)
@@ -550,10 +552,11 @@ class Hub:
             else:
                 st.apply_action(a)
 
-        apply()  # to learn the status and result after the move
+        apply()  # to learn the status, result and seat to move after the move
         status, result = self._status(room.row, st), st.result_string()
+        to_move = None if st.is_terminal() else st.current_player()
         st.undo_action()
-        values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": []}
+        values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": [], "to_move": to_move}
         move = {"game_id": room.id, "ply": ply, "action": a, "text": text, "seat": p, "created": _utcnow()}
 
         async def store_then_apply() -> None:

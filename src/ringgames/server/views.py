@@ -175,6 +175,17 @@ class PlayerGame(BaseModel):
     updated: str | None
 
 
+class MyGame(PlayerGame):
+    names: list[str] = Field(..., description="the players' names, in seat order")
+    to_move: int | None = Field(..., description="the seat to move (null when over)")
+
+
+class MyGames(BaseModel):
+    my_turn: list[MyGame] = Field(..., description="live games where it is one of my seats' turn, most recently changed first")
+    live: list[MyGame] = Field(..., description="my other games still being played or waiting for players")
+    finished: list[MyGame] = Field(..., description="my finished games, most recent first (at most 20)")
+
+
 class RatingPoint(BaseModel):
     key: str = Field(..., description="yinsh, yinsh-blitz, gyges, gyges-beginner or rings")
     game_id: str

@@ -3,7 +3,8 @@
 New tables: ``accounts`` (usernames, Argon2id password hashes), ``sessions`` (hashed session ids of the signed
 session cookies), ``site_keys`` (the cookie-signing key, made here: every server process on this database shares
 it), ``game_players`` (which account sits in which seat), ``ratings`` and ``rating_history``. ``games`` gains
-``rated`` (false for every existing game) and ``rated_at``. Existing games, moves and chat are untouched.
+``rated`` (false for every existing game), ``rated_at`` and ``to_move`` (the seat to move, for "my games"; empty for
+existing games until their next move). Existing games, moves and chat are untouched.
 
 Revision ID: 0003
 Revises: 0002
@@ -24,6 +25,7 @@ def upgrade() -> None:
     with op.batch_alter_table("games") as batch:
         batch.add_column(sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()))
         batch.add_column(sa.Column("rated_at", sa.DateTime(timezone=True), nullable=True))
+        batch.add_column(sa.Column("to_move", sa.Integer, nullable=True))
     op.create_table(
         "accounts",
         sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -85,5 +87,6 @@ def downgrade() -> None:
     for table in ("rating_history", "ratings", "game_players", "site_keys", "sessions", "accounts"):
         op.drop_table(table)
     with op.batch_alter_table("games") as batch:
+        batch.drop_column("to_move")
         batch.drop_column("rated_at")
         batch.drop_column("rated")
