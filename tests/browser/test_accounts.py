@@ -43,6 +43,12 @@ def test_sign_up_play_rated_see_the_player_page_and_log_out(server, page_factory
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "player-page.png"), full_page=True)
 
+    page.click("#leaderboards-link")
+    page.wait_for_selector("#board tr[data-player=Browsy]")
+    assert page.locator("#board tr[data-player=Browsy] td.rating").inner_text() == f"{round(result['rating'])}?"
+    assert page.locator("#computers td.rating").all_inner_texts() == ["600", "689", "1071", "1471", "1786", "1925"]
+    page.screenshot(path=str(SHOTS / "leaderboard-page.png"), full_page=True)
+
     page.click("#my-games")
     page.wait_for_selector(f"#my-finished tr[data-id='{result['id']}']")
     assert page.locator("#my-turn td").inner_text() == "None."

@@ -120,6 +120,10 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     async def my_games_page(request: Request):
         return await page(request, "mygames.html")
 
+    @app.get("/leaderboard/{key}", include_in_schema=False)
+    async def leaderboard_page(request: Request, key: str):
+        return await page(request, "leaderboard.html")
+
     @app.get("/login", include_in_schema=False)
     async def login_page(request: Request):
         return await page(request, "login.html")
