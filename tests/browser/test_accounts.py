@@ -67,3 +67,25 @@ def test_a_wrong_password_is_explained_in_the_page_language(server, page_factory
     page.wait_for_function("() => document.getElementById('login-err').textContent.length > 0")
     assert page.locator("#login-err").inner_text() == "Špatné uživatelské jméno nebo heslo."
     assert page.locator("#login-link").inner_text() == "Přihlásit / registrovat"
+
+
+def test_the_tab_title_and_icon_say_when_it_is_my_move(server, page_factory):
+    ann, bob = page_factory(), page_factory()
+    ann.goto(server.url + "/?lang=en")
+    made = ann.evaluate("""async () => {
+        const r = await fetch("/api/games", {method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({game: "yinsh", seats: [{kind: "me", name: "Ann"}, {kind: "invite"}]})});
+        return r.json();
+    }""")
+    gid, invite = made["id"], made["invites"]["1"]
+    ann.goto(f"{server.url}/game/{gid}?lang=en")
+    bob.goto(invite.replace("#", "?lang=en#"))
+    ann.wait_for_function("() => document.title.startsWith('● Your move')")
+    bob.wait_for_function("() => document.title === 'YINSH — ringgames'")
+    assert ann.locator("#favicon").get_attribute("href").startswith("data:image/svg+xml")
+    assert bob.locator("#favicon").get_attribute("href") == "data:,"
+    ann.evaluate(f"""() => fetch("/api/games/{gid}/actions", {{method: "POST", credentials: "same-origin",
+        headers: {{"Content-Type": "application/json"}}, body: JSON.stringify({{action: "e5", ply: 0}})}})""")
+    bob.wait_for_function("() => document.title.startsWith('● Your move')")
+    ann.wait_for_function("() => document.title === 'YINSH — ringgames'")
+    assert ann.locator("#favicon").get_attribute("href") == "data:,"

@@ -14,10 +14,16 @@ function send(action) {
   ws.send(JSON.stringify({type: "action", action, ply: S.ply}));
 }
 
+const TURN_ICON = "data:image/svg+xml," + encodeURIComponent(
+  "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><circle cx='8' cy='8' r='7' fill='#c62'/></svg>");
+
 function render() {
   if (!S) return;
   if (!board) { board = makeBoard(S.game, $("board"), send); board.onLocal = render; }
-  document.title = t("title.game_named", {title: S.title});
+  const myTurn = canAct();  // the tab says so when it is my move: its title and a coloured favicon
+  document.title = myTurn ? t("title.your_move", {title: S.title}) : t("title.game_named", {title: S.title});
+  const icon = document.getElementById("favicon");
+  if (icon) icon.href = myTurn ? TURN_ICON : "data:,";
   const variant = tOr(`variant.${S.variant}`, S.variant);
   const heading = S.players > 2 ? tn("game.heading_players", S.players, {title: S.title, variant}) : t("game.heading", {title: S.title, variant});
   $("title").textContent = S.source === "import" ? t("game.heading_imported", {heading}) : heading;
