@@ -407,3 +407,18 @@ def test_my_games_put_the_games_awaiting_my_move_first(c):
     assert "my-games" in c.get("/my-games").text
     with browser(c):
         assert c.get("/api/me/games").status_code == 401 and 'id="my-turn-count"' not in c.get("/").text
+
+
+def test_logging_in_again_ends_the_browsers_previous_session(c):
+    sign_up(c, "bea")
+    first = c.cookies[SESSION_COOKIE]
+    assert sign_up(c, "cid").status_code == 201  # a second account signed up in the same browser
+    assert c.get("/api/me").json()["username"] == "cid"
+    with browser(c):
+        c.cookies.set(SESSION_COOKIE, first)
+        assert c.get("/api/me").status_code == 401
+    second = c.cookies[SESSION_COOKIE]
+    assert c.post("/api/session", json={"username": "bea", "password": PASSWORD}).json()["username"] == "bea"
+    with browser(c):
+        c.cookies.set(SESSION_COOKIE, second)
+        assert c.get("/api/me").status_code == 401

@@ -425,6 +425,9 @@ def start_session(response: Response, request: Request, cookie: str) -> None:
 async def start_account_session(request: Request, response: Response, account: Account) -> dict:
     """A new session for ``account``, the guest's seats carried over to it; the account's view."""
     hub = hub_of(request)
+    old = request.cookies.get(SESSION_COOKIE)
+    if old:  # a browser has one session: the one it had (maybe another account's) ends
+        await asyncio.to_thread(hub.accounts.end_session, old)
     cookie = await asyncio.to_thread(hub.accounts.new_session, account)
     start_session(response, request, cookie)
     guest = {m.group(1): seat_tokens.split_tokens(v) for k, v in request.cookies.items()
