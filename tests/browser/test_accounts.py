@@ -89,3 +89,49 @@ def test_the_tab_title_and_icon_say_when_it_is_my_move(server, page_factory):
     bob.wait_for_function("() => document.title.startsWith('● Your move')")
     ann.wait_for_function("() => document.title === 'YINSH — ringgames'")
     assert ann.locator("#favicon").get_attribute("href") == "data:,"
+
+
+def sign_up_in(page, server, name):
+    page.goto(server.url + "/?lang=en")
+    status = page.evaluate(f"""async () => (await fetch("/api/account", {{method: "POST", credentials: "same-origin",
+        headers: {{"Content-Type": "application/json"}}, body: JSON.stringify({{username: "{name}", password: "{PASSWORD}"}})}})).status""")
+    assert status == 201
+    page.goto(server.url + "/?lang=en")
+
+
+MOVE_IF_MINE = """async ([gid, action]) => {
+    const s = await fetch(`/api/games/${gid}`).then((r) => r.json());
+    if (!s.my_seats.includes(s.to_move)) return false;
+    const r = await fetch(`/api/games/${gid}/actions`, {method: "POST", credentials: "same-origin",
+        headers: {"Content-Type": "application/json"}, body: JSON.stringify({action, ply: s.ply})});
+    return r.status === 200;
+}"""
+
+
+def test_two_accounts_meet_through_a_seek_and_play_a_rated_game(server, page_factory):
+    ann, ben = page_factory(), page_factory()
+    sign_up_in(ann, server, "SeekAnn")
+    sign_up_in(ben, server, "SeekBen")
+    ann.check("#rated")
+    ann.click("#post-seek")
+    ann.wait_for_selector("#my-seek:not([hidden])")
+    ben.wait_for_selector("#seeks tr[data-seek] button.accept")
+    assert "SeekAnn (1500?)" in ben.locator("#seeks tr[data-seek]").first.inner_text()
+    ben.click("#seeks tr[data-seek] button.accept")
+    ben.wait_for_url("**/game/*")
+    ann.wait_for_url("**/game/*", timeout=15000)  # the owner's lobby opens the game when it starts
+    gid = ben.url.split("/game/")[1].split("?")[0]
+    assert ann.url.split("/game/")[1].split("?")[0] == gid
+    # one move each (by seat), then SeekAnn resigns: a rated result
+    first = ann if ann.evaluate(MOVE_IF_MINE, [gid, "e5"]) else ben
+    assert first is ann or ben.evaluate(MOVE_IF_MINE, [gid, "e5"])
+    second = ben if first is ann else ann
+    assert second.evaluate(MOVE_IF_MINE, [gid, "f6"])
+    ann.evaluate(f"""() => fetch("/api/games/{gid}/resign", {{method: "POST", credentials: "same-origin",
+        headers: {{"Content-Type": "application/json"}}, body: "{{}}"}})""")
+    for page, name, better in ((ann, "SeekAnn", False), (ben, "SeekBen", True)):
+        page.goto(f"{server.url}/player/{name}?lang=en")
+        page.wait_for_selector("#rating-chart polyline[data-key=yinsh]")
+        rating = int(page.locator("#ratings tr[data-key=yinsh] td.rating").inner_text().rstrip("?"))
+        assert (rating > 1500) is better, (name, rating)
+        assert page.locator(f"#player-games a[href='/game/{gid}']").count() == 1

@@ -30,6 +30,12 @@ OPERATIONS = {
     ("post", "/api/me/password"): ("change_password", {200, 400, 401, 403, 413, 422, 429}),
     ("get", "/api/players/{username}"): ("get_player", {200, 400, 404}),
     ("get", "/api/leaderboard/{game}"): ("get_leaderboard", {200, 400, 404}),
+    ("post", "/api/seeks"): ("post_seek", {201, 400, 401, 403, 409, 413, 422}),
+    ("get", "/api/seeks"): ("list_seeks", {200}),
+    ("get", "/api/seeks/{sid}"): ("get_seek", {200, 400, 404}),
+    ("post", "/api/seeks/{sid}/accept"): ("accept_seek", {200, 400, 401, 403, 404, 409, 413}),
+    ("post", "/api/seeks/{sid}/keep"): ("keep_seek", {200, 400, 401, 403, 404, 413}),
+    ("delete", "/api/seeks/{sid}"): ("withdraw_seek", {200, 400, 401, 403, 404}),
 }
 
 

@@ -53,6 +53,9 @@ from .views import (
     Ok,
     PlayerView,
     Positions,
+    SeekAnswer,
+    SeekList,
+    SeekView,
     errors,
 )
 
@@ -604,3 +607,89 @@ async def get_leaderboard(game: RatingKey, request: Request, limit: Annotated[in
 
     computers = [{"level": i, "rating": ratings.computer_rating(game, i)} for i in range(len(ratings.COMPUTER_RATINGS[game.split("-")[0]]))]
     return {"key": game, "players": await asyncio.to_thread(top), "computers": computers}
+
+
+# -- seeks -------------------------------------------------------------------------------------------------------------
+
+Rating = Annotated[int, Field(ge=0, le=5000), BeforeValidator(_whole)]
+SeekId = Annotated[str, Path(pattern=r"^[0-9A-Za-z_-]{1,32}$", description="the seek's id")]
+
+
+class SeekIn(BaseModel):
+    model_config = STRICT
+
+    game: str = Field(..., max_length=32, description="yinsh, gyges or rings")
+    variant: str | None = Field(None, max_length=32)
+    players: PlayerCount | None = Field(None, description="RINGS: 2–6")
+    rated: bool = False
+    rating_min: Rating | None = Field(None, description="only players rated at least this may accept")
+    rating_max: Rating | None = Field(None, description="only players rated at most this may accept")
+    quick: bool = Field(False, description="quick pairing: accept the oldest compatible seek if there is one, else post this one")
+
+
+async def logged_in(request: Request) -> Account:
+    account = await account_of(request)
+    if account is None:
+        raise ApiError(401, "login_required", "log in to post or accept a seek")
+    return account
+
+
+async def start_if_filled(request: Request, seek: dict, filled) -> dict:
+    """When a seek's seats are all taken: the game starts, each seat held by its account."""
+    if filled is None:
+        return {"seek": seek, "game_id": None}
+    hub = hub_of(request)
+    accounts = await asyncio.to_thread(hub.seeks.accounts_of, filled.accounts)
+    room, _, _ = await hub.create(filled.game, filled.variant, filled.players, [{"kind": "account", "account": a} for a in accounts],
+                                  None, account=accounts[0], rated=filled.rated)
+    return {"seek": await asyncio.to_thread(hub.seeks.started, filled.seek_id, room.id), "game_id": room.id}
+
+
+@router.post("/seeks", status_code=201, summary="Post a seek (or, with quick, pair with a compatible one)", response_model=SeekAnswer,
+             description="One seek per player: posting withdraws the player's other open seek. It lasts 90 s unless the "
+                         "owner keeps it alive (POST /api/seeks/{sid}/keep, as the lobby does every 30 s).",
+             responses=errors(*POST, 401, 409, 422))
+async def post_seek(body: SeekIn, request: Request):
+    account = await logged_in(request)
+    hub = hub_of(request)
+    args = (account, body.game, body.variant, body.players, body.rated, body.rating_min, body.rating_max)
+    if body.quick:
+        found = await asyncio.to_thread(hub.seeks.quick, *args)
+        if found is not None:
+            try:
+                seek, filled = await asyncio.to_thread(hub.seeks.accept, account, found)
+                return await start_if_filled(request, seek, filled)
+            except ApiError:  # taken at the same moment: post ours instead
+                pass
+    return {"seek": await asyncio.to_thread(hub.seeks.post, *args), "game_id": None}
+
+
+@router.get("/seeks", summary="The open seeks, oldest first", response_model=SeekList)
+async def list_seeks(request: Request):
+    return {"seeks": await asyncio.to_thread(hub_of(request).seeks.listed)}
+
+
+@router.post("/seeks/{sid}/accept", summary="Accept a seek (take a seat; the game starts when all are taken)",
+             response_model=SeekAnswer, responses=errors(*POST, 401, 404, 409))
+async def accept_seek(sid: SeekId, request: Request):
+    account = await logged_in(request)
+    seek, filled = await asyncio.to_thread(hub_of(request).seeks.accept, account, sid)
+    return await start_if_filled(request, seek, filled)
+
+
+@router.get("/seeks/{sid}", summary="A seek (with the game id once its seats are taken)", response_model=SeekView,
+            responses=errors(400, 404))
+async def get_seek(sid: SeekId, request: Request):
+    return await asyncio.to_thread(hub_of(request).seeks.get, sid)
+
+
+@router.post("/seeks/{sid}/keep", summary="Keep my seek alive (the lobby asks every 30 s)", response_model=SeekView,
+             responses=errors(*POST, 401, 404))
+async def keep_seek(sid: SeekId, request: Request):
+    return await asyncio.to_thread(hub_of(request).seeks.keep, await logged_in(request), sid)
+
+
+@router.delete("/seeks/{sid}", summary="Withdraw my seek", response_model=Ok, responses=errors(400, 401, 403, 404))
+async def withdraw_seek(sid: SeekId, request: Request):
+    await asyncio.to_thread(hub_of(request).seeks.withdraw, await logged_in(request), sid)
+    return {"ok": True}

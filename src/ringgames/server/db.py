@@ -31,7 +31,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 __all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "AccountRow", "SessionRow", "SiteKeyRow", "GamePlayerRow", "RatingRow",
-           "RatingHistoryRow", "make_engine", "migrate", "default_sqlite_url"]
+           "RatingHistoryRow", "SeekRow", "make_engine", "migrate", "default_sqlite_url"]
 
 
 def _now() -> datetime:
@@ -171,6 +171,29 @@ class RatingHistoryRow(Base):
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class SeekRow(Base):
+    """A player looking for a game (``seeks.py``): open until its seats are filled (``game_id`` set), it is
+    withdrawn, or ``expires`` passes (the lobby keeps its owner's seek alive while the page is open)."""
+
+    __tablename__ = "seeks"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    game: Mapped[str] = mapped_column(String(32))
+    variant: Mapped[str] = mapped_column(String(32))
+    players: Mapped[int] = mapped_column(Integer)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    rating_min: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rating_max: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: the accounts that accepted so far (RINGS for 3–6 waits until every seat is taken), in seat order after the owner
+    joined: Mapped[list] = mapped_column(JSON, default=list)
+    #: bumped by every change, so that two processes accepting at once cannot both take the last seat
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    expires: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
 
 
 def default_sqlite_url() -> str:

@@ -35,6 +35,7 @@ from .accounts import Account, Accounts
 from .db import ChatRow, GamePlayerRow, GameRow, MoveRow, make_engine, migrate, sessions
 from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
 from .seats import Credential
+from .seeks import Seeks
 
 OrmSession = Session  # (inside Hub, ``Session`` is the session factory)
 
@@ -108,6 +109,7 @@ class Hub:
         self.db_url = db_url
         self._password_hasher = password_hasher  # argon2.PasswordHasher; None: argon2-cffi's defaults
         self._accounts: Accounts | None = None
+        self._seeks: Seeks | None = None
         self.engine: Engine | None = None
         self._sessionmaker: sessionmaker[Session] | None = None
         self.rooms: dict[str, Room] = {}
@@ -145,12 +147,20 @@ class Hub:
             raise RuntimeError("the hub is not started")
         return self._accounts
 
+    @property
+    def seeks(self) -> Seeks:
+        """Seeks (after :meth:`start`)."""
+        if self._seeks is None:
+            raise RuntimeError("the hub is not started")
+        return self._seeks
+
     # -- life cycle ------------------------------------------------------
     async def start(self) -> None:
         await asyncio.to_thread(migrate, self.db_url)
         self.engine = make_engine(self.db_url)
         self._sessionmaker = sessions(self.engine)
         self._accounts = Accounts(self._sessionmaker, self._password_hasher)
+        self._seeks = Seeks(self._sessionmaker)
         self._freeze()
         self._spawn(self._sweep())
         if not self.run_computers:
@@ -355,6 +365,10 @@ class Hub:
                     raise ApiError(422, "bad_seats", f"seat {seat_name}: level must be a number") from None
                 out.append({"kind": "computer", "name": f"computer{'' if level is None else f' (level {level})'}",
                             "spec": agent_spec(level), "level": level, "token_hash": None, "joined": True, "invite": False})
+            elif kind == "account" and isinstance(spec.get("account"), Account):  # a seat filled by a seek: held by the account
+                acct = spec["account"]
+                out.append({"kind": "human", "name": acct.username, "spec": None, "level": None, "token_hash": None,
+                            "invite_hash": None, "joined": True, "invite": False, "open": False, "account": acct.id})
             elif kind in ("me", "invite", "open"):
                 name = clean_name(spec.get("name"), "me") if kind == "me" else clean_name(None, "waiting…")
                 seat, tok, inv = seat_tokens.human_seat(kind, name)

@@ -186,6 +186,31 @@ class MyGames(BaseModel):
     finished: list[MyGame] = Field(..., description="my finished games, most recent first (at most 20)")
 
 
+class SeekView(BaseModel):
+    id: str
+    owner: str
+    rating: float = Field(..., description="the owner's rating for the seek's game and variant")
+    provisional: bool
+    game: str
+    variant: str
+    players: int
+    rated: bool
+    rating_min: int | None
+    rating_max: int | None
+    joined: list[str] = Field(..., description="the players who accepted so far (RINGS for 3–6 waits for every seat)")
+    expires: str
+    game_id: str | None = Field(..., description="the game, once every seat is taken")
+
+
+class SeekList(BaseModel):
+    seeks: list[SeekView]
+
+
+class SeekAnswer(BaseModel):
+    seek: SeekView
+    game_id: str | None = Field(..., description="the game that started, if this filled the seek's seats")
+
+
 class RatingPoint(BaseModel):
     key: str = Field(..., description="yinsh, yinsh-blitz, gyges, gyges-beginner or rings")
     game_id: str
@@ -224,7 +249,7 @@ ERROR_MEANING = {
     400: "Malformed request: not JSON, or a field of the wrong type, missing, unknown or too long",
     401: "Not logged in, or a wrong username or password (bad_credentials)",
     403: "Refused: a cross-site request (error cross_site), or the request's tokens do not hold the seat it needs",
-    404: "No game (or player, or rating list) with that name",
+    404: "No game (or player, rating list or open seek) with that name",
     409: "Conflicts with the game's state: the game is over, the ply is stale, the seat is taken, no draw offer; or the "
          "username is taken",
     413: "The request is too large",

@@ -2,7 +2,7 @@
 
 New tables: ``accounts`` (usernames, Argon2id password hashes), ``sessions`` (hashed session ids of the signed
 session cookies), ``site_keys`` (the cookie-signing key, made here: every server process on this database shares
-it), ``game_players`` (which account sits in which seat), ``ratings`` and ``rating_history``. ``games`` gains
+it), ``game_players`` (which account sits in which seat), ``ratings``, ``rating_history`` and ``seeks``. ``games`` gains
 ``rated`` (false for every existing game), ``rated_at`` and ``to_move`` (the seat to move, for "my games"; empty for
 existing games until their next move). Existing games, moves and chat are untouched.
 
@@ -80,11 +80,29 @@ def upgrade() -> None:
         sa.UniqueConstraint("account_id", "game_id", name="uq_rating_history_account_game"),
     )
     op.create_index("ix_rating_history_account_id", "rating_history", ["account_id"])
+    op.create_table(
+        "seeks",
+        sa.Column("id", sa.String(32), primary_key=True),
+        sa.Column("account_id", sa.Integer, sa.ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("game", sa.String(32), nullable=False),
+        sa.Column("variant", sa.String(32), nullable=False),
+        sa.Column("players", sa.Integer, nullable=False),
+        sa.Column("rated", sa.Boolean, nullable=False),
+        sa.Column("rating_min", sa.Integer, nullable=True),
+        sa.Column("rating_max", sa.Integer, nullable=True),
+        sa.Column("joined", sa.JSON, nullable=False),
+        sa.Column("version", sa.Integer, nullable=False),
+        sa.Column("game_id", sa.String(32), nullable=True),
+        sa.Column("created", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("expires", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_index("ix_seeks_account_id", "seeks", ["account_id"])
+    op.create_index("ix_seeks_expires", "seeks", ["expires"])
     op.create_index("ix_rating_history_game_id", "rating_history", ["game_id"])
 
 
 def downgrade() -> None:
-    for table in ("rating_history", "ratings", "game_players", "site_keys", "sessions", "accounts"):
+    for table in ("seeks", "rating_history", "ratings", "game_players", "site_keys", "sessions", "accounts"):
         op.drop_table(table)
     with op.batch_alter_table("games") as batch:
         batch.drop_column("to_move")
