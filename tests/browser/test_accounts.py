@@ -122,10 +122,18 @@ def test_two_accounts_meet_through_a_seek_and_play_a_rated_game(server, page_fac
     ann.wait_for_url("**/game/*", timeout=15000)  # the owner's lobby opens the game when it starts
     gid = ben.url.split("/game/")[1].split("?")[0]
     assert ann.url.split("/game/")[1].split("?")[0] == gid
-    # one move each (by seat), then SeekAnn resigns: a rated result
-    first = ann if ann.evaluate(MOVE_IF_MINE, [gid, "e5"]) else ben
-    assert first is ann or ben.evaluate(MOVE_IF_MINE, [gid, "e5"])
-    second = ben if first is ann else ann
+    # in the lobby, the player to move sees "(1)" in the title and a count of 1 in the header; the other 0
+    for page in (ann, ben):
+        page.goto(server.url + "/?lang=en")
+    ann.wait_for_function("() => document.getElementById('my-turn-count').textContent !== ''")
+    to_move = ann.evaluate(f"() => fetch('/api/games/{gid}').then((r) => r.json()).then((s) => s.seats[s.to_move].name)")
+    first, second = (ann, ben) if to_move == "SeekAnn" else (ben, ann)
+    first.wait_for_function("() => document.title.startsWith('(1) ') && document.getElementById('my-turn-count').textContent === '1'")
+    second.wait_for_function("() => !document.title.startsWith('(') && document.getElementById('my-turn-count').textContent === '0'")
+    # one move each, then SeekAnn resigns: a rated result; the counts follow the moves without a reload
+    assert first.evaluate(MOVE_IF_MINE, [gid, "e5"])
+    second.wait_for_function("() => document.title.startsWith('(1) ') && document.getElementById('my-turn-count').textContent === '1'")
+    first.wait_for_function("() => document.getElementById('my-turn-count').textContent === '0'")
     assert second.evaluate(MOVE_IF_MINE, [gid, "f6"])
     ann.evaluate(f"""() => fetch("/api/games/{gid}/resign", {{method: "POST", credentials: "same-origin",
         headers: {{"Content-Type": "application/json"}}, body: "{{}}"}})""")
