@@ -84,11 +84,14 @@ def test_the_tab_title_and_icon_say_when_it_is_my_move(server, page_factory):
     bob.wait_for_function("() => document.title === 'YINSH — ringgames'")
     assert ann.locator("#favicon").get_attribute("href").startswith("data:image/svg+xml")
     assert bob.locator("#favicon").get_attribute("href") == "data:,"
+    bob.check("#turn-sound")  # remembered; the tone and the alert count come when the move comes to bob
+    assert bob.evaluate("() => [localStorage.getItem('rg_turn_sound'), window.turnAlerts]") == ["1", 0]
     ann.evaluate(f"""() => fetch("/api/games/{gid}/actions", {{method: "POST", credentials: "same-origin",
         headers: {{"Content-Type": "application/json"}}, body: JSON.stringify({{action: "e5", ply: 0}})}})""")
     bob.wait_for_function("() => document.title.startsWith('● Your move')")
     ann.wait_for_function("() => document.title === 'YINSH — ringgames'")
     assert ann.locator("#favicon").get_attribute("href") == "data:,"
+    assert bob.evaluate("() => window.turnAlerts") == 1 and ann.evaluate("() => window.turnAlerts") == 0
 
 
 def sign_up_in(page, server, name):
