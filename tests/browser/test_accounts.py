@@ -146,3 +146,11 @@ def test_two_accounts_meet_through_a_seek_and_play_a_rated_game(server, page_fac
         rating = int(page.locator("#ratings tr[data-key=yinsh] td.rating").inner_text().rstrip("?"))
         assert (rating > 1500) is better, (name, rating)
         assert page.locator(f"#player-games a[href='/game/{gid}']").count() == 1
+        outcome = page.locator(f"#player-games tr[data-id='{gid}'] td.outcome").inner_text()
+        assert outcome == ("won" if better else "lost")
+        page.select_option("#f-result", "draw")  # the filters: no draws; then the opponent's name finds the game
+        page.wait_for_function("() => !document.querySelector('#player-games tr[data-id]')")
+        page.select_option("#f-result", "")
+        page.fill("#f-opponent", "seekben" if name == "SeekAnn" else "seekann")
+        page.wait_for_selector(f"#player-games tr[data-id='{gid}']")
+        assert page.locator("#p-page").inner_text() == "page 1 of 1"

@@ -309,3 +309,47 @@ def test_a_rated_game_that_ended_before_a_restart_is_rated_at_start(tmp_path):
     with eng.connect() as conn:
         assert conn.execute(text("select count(*) from rating_history")).scalar() == 2
     eng.dispose()
+
+
+def test_the_player_game_list_filters_and_pages(p, monkeypatch):
+    from ringgames.server import api
+
+    p.sign_up("pam", "rex", "sue")
+    casual = []
+    for friend, end in (("rex", "friend_resigns"), ("sue", "draw")):
+        with p.as_("pam") as c:
+            r = c.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "invite"}]})
+            gid, invite = r.json()["id"], r.json()["invites"]["1"].split("token=")[1]
+        with p.as_(friend) as c:
+            c.post(f"/api/games/{gid}/join", json={"seat": 1, "token": invite})
+            if end == "friend_resigns":
+                c.post(f"/api/games/{gid}/resign", json={})
+            else:
+                c.post(f"/api/games/{gid}/draw", json={"what": "offer"})
+        if end == "draw":
+            with p.as_("pam") as c:
+                assert c.post(f"/api/games/{gid}/draw", json={"what": "accept"}).json()["result"] == "draw"
+        casual.append(gid)
+    with p.as_("pam") as c:
+        lost = c.post("/api/games", json={"game": "gyges", "seats": [{"kind": "me"}, {"kind": "computer", "level": 0}]}).json()["id"]
+        c.post(f"/api/games/{lost}/resign", json={})
+        live = c.post("/api/games", json={"game": "rings", "players": 3,
+                                          "seats": [{"kind": "me"}, {"kind": "computer", "level": 0}, {"kind": "open"}]}).json()["id"]
+
+        def ids(**params):
+            r = c.get("/api/players/pam", params=params)
+            assert r.status_code == 200, r.text
+            return [g["id"] for g in r.json()["games"]]
+
+        assert set(ids()) == {*casual, lost, live}
+        assert ids(result="win") == [casual[0]] and ids(result="draw") == [casual[1]] and ids(result="loss") == [lost]
+        assert ids(game="gyges") == [lost] and ids(game="rings") == [live] and ids(game="yinsh-blitz") == []
+        assert ids(opponent="SU") == [casual[1]] and ids(opponent="rex", result="loss") == []
+        prof = c.get("/api/players/pam").json()
+        assert {g["id"]: g["outcome"] for g in prof["games"]} == {casual[0]: "win", casual[1]: "draw", lost: "loss", live: ""}
+        assert c.get("/api/players/rex").json()["games"][0]["outcome"] == "loss"
+        monkeypatch.setattr(api, "PER_PAGE", 3)
+        first, second = c.get("/api/players/pam").json(), c.get("/api/players/pam", params={"page": 2}).json()
+        assert (first["page"], first["pages"], first["total"], len(first["games"])) == (1, 2, 4, 3)
+        assert len(second["games"]) == 1 and {g["id"] for g in first["games"] + second["games"]} == {*casual, lost, live}
+        assert c.get("/api/players/pam", params={"result": "lost"}).status_code == 400

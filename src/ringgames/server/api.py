@@ -451,11 +451,32 @@ def account_view(hub: Hub, account: Account) -> dict:
             "ratings": {r.key: rating_view(r) for r in sorted(rows, key=lambda r: ratings.KEYS.index(r.key))}}
 
 
-def player_view(hub: Hub, account: Account) -> dict:
+#: the player page's game list looks at the account's most recent games, at most this many
+MAX_PROFILE_GAMES = 2000
+PER_PAGE = 20
+
+
+def outcome_for(game: str, variant: str, players: int, result: str, status: str, seats: list[int]) -> str:
+    """``win``, ``loss``, ``draw`` (for the account holding ``seats``), or ``""`` while the game is not finished."""
+    if status != "finished":
+        return ""
+    if result == "draw":
+        return "draw"
+    from .. import load_game
+
+    names = load_game(game, variant, players).seat_names
+    won = set(result.split("+"))
+    return "win" if any(names[i] in won for i in seats if i < len(names)) else "loss"
+
+
+def player_view(hub: Hub, account: Account, game: str | None = None, result: str | None = None, opponent: str | None = None,
+                page: int = 1) -> dict:
+    """The profile, with the game list filtered (game key, the account's result, an opponent's name) and paged."""
     out = account_view(hub, account)
     with hub.Session() as s:
         games = s.execute(select(GameRow, GamePlayerRow.seat).join(GamePlayerRow, GamePlayerRow.game_id == GameRow.id)
-                          .where(GamePlayerRow.account_id == account.id).order_by(GameRow.updated.desc(), GamePlayerRow.seat).limit(200)).all()
+                          .where(GamePlayerRow.account_id == account.id).order_by(GameRow.updated.desc(), GamePlayerRow.seat)
+                          .limit(MAX_PROFILE_GAMES)).all()
         history = list(s.scalars(select(RatingHistoryRow).where(RatingHistoryRow.account_id == account.id)
                                  .order_by(RatingHistoryRow.id.desc()).limit(500)))
     listed: dict[str, dict] = {}  # a game once, with every seat the account has in it (hot-seat games: several)
@@ -465,8 +486,21 @@ def player_view(hub: Hub, account: Account) -> dict:
             continue
         listed[g.id] = {"id": g.id, "game": g.game, "variant": g.variant, "players": g.players, "seats": [seat],
                         "status": g.status, "result": g.result, "rated": bool(g.rated),
-                        "updated": g.updated.isoformat() if g.updated else None}
-    out["games"] = list(listed.values())[:30]
+                        "updated": g.updated.isoformat() if g.updated else None, "names": [x.get("name", "") for x in g.seats]}
+    chosen = []
+    for item in listed.values():
+        item["outcome"] = outcome_for(item["game"], item["variant"], item["players"], item["result"], item["status"], item["seats"])
+        if game and ratings.rating_key(item["game"], item["variant"]) != game:
+            continue
+        if result and item["outcome"] != result:
+            continue
+        if opponent and not any(opponent.lower() in n.lower() for i, n in enumerate(item["names"])
+                                if i not in item["seats"]):
+            continue
+        chosen.append(item)
+    pages = max(1, -(-len(chosen) // PER_PAGE))
+    out["games"] = chosen[(page - 1) * PER_PAGE: page * PER_PAGE]
+    out["page"], out["pages"], out["total"] = page, pages, len(chosen)
     out["history"] = [{"key": h.key, "game_id": h.game_id, "rating": h.mu, "deviation": h.sigma, "before": h.mu_before,
                        "at": h.created.isoformat()} for h in reversed(history)]
     return out
@@ -584,12 +618,17 @@ RatingKey = Annotated[str, Path(max_length=32, description="yinsh, yinsh-blitz, 
 
 @router.get("/players/{username}", summary="A player's profile: ratings, rating history, recent games", response_model=PlayerView,
             responses=errors(400, 404))
-async def get_player(username: Username, request: Request):
+async def get_player(username: Username, request: Request,
+                     game: Annotated[Literal["yinsh", "yinsh-blitz", "gyges", "gyges-beginner", "rings"] | None,
+                                     Query(description="only games of this game and variant")] = None,
+                     result: Annotated[Literal["win", "loss", "draw"] | None, Query(description="only the player's wins, losses or draws")] = None,
+                     opponent: Annotated[str | None, Query(max_length=40, description="only games with a player whose name contains this")] = None,
+                     page: Annotated[int, Query(ge=1, le=1000, description=f"the page of the game list ({PER_PAGE} games a page)")] = 1):
     hub = hub_of(request)
     account = await asyncio.to_thread(hub.accounts.by_name, username)
     if account is None:
         raise ApiError(404, "unknown_player", "there is no player of that name")
-    return await asyncio.to_thread(player_view, hub, account)
+    return await asyncio.to_thread(player_view, hub, account, game, result, opponent, page)
 
 
 @router.get("/leaderboard/{game}", summary="The best-rated players of a game and variant", response_model=Leaderboard,

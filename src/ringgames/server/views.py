@@ -220,8 +220,16 @@ class RatingPoint(BaseModel):
     at: str
 
 
+class ProfileGame(PlayerGame):
+    names: list[str] = Field(..., description="the players' names, in seat order")
+    outcome: str = Field(..., description="win, loss or draw for this player; empty while the game is not finished")
+
+
 class PlayerView(AccountView):
-    games: list[PlayerGame] = Field(..., description="recent games, most recently changed first")
+    games: list[ProfileGame] = Field(..., description="the page of the player's games (filtered), most recently changed first")
+    page: int
+    pages: int
+    total: int = Field(..., description="how many games match the filters")
     history: list[RatingPoint] = Field(..., description="the rating after each rated game, oldest first")
 
 

@@ -43,6 +43,28 @@ function drawChart(box, history) {  // one line per rating key: the rating after
   box.append(h("p", {}, ...keys.map((k) => h("span", {class: `legend legend-${k}`}, `■ ${KEY_NAMES[k] || k}  `))));
 }
 
+const OUTCOMES = {"win": t("player.win"), "loss": t("player.loss"), "draw": t("player.draw")};
+let listPage = 1;
+
+async function gameList(name) {  // the game list with the form's filters, one page
+  const q = new URLSearchParams({page: String(listPage)});
+  for (const [id, k] of [["f-game", "game"], ["f-result", "result"], ["f-opponent", "opponent"]]) {
+    const v = document.getElementById(id).value.trim();
+    if (v) q.set(k, v);
+  }
+  const p = await api(`/api/players/${encodeURIComponent(name)}?${q}`);
+  const games = document.getElementById("player-games");
+  games.replaceChildren(...p.games.map((g) => h("tr", {"data-id": g.id},
+    h("td", {}, h("a", {href: `/game/${g.id}`}, KEY_NAMES[g.game === "rings" || g.variant === "standard" ? g.game : `${g.game}-${g.variant}`] || g.game)),
+    h("td", {}, g.names.filter((n, i) => !g.seats.includes(i)).map((n) => playerName({kind: "human", name: n, joined: true})).join(", ")),
+    h("td", {class: "outcome"}, OUTCOMES[g.outcome] || ""), h("td", {}, g.rated ? t("player.rated") : t("player.casual")),
+    h("td", {}, g.updated ? new Date(g.updated).toLocaleString(I18N.lang) : ""))));
+  if (!p.games.length) games.append(h("tr", {}, h("td", {}, t("mygames.none"))));
+  document.getElementById("p-page").textContent = t("player.page", {page: p.page, pages: p.pages});
+  document.getElementById("p-prev").disabled = p.page <= 1;
+  document.getElementById("p-next").disabled = p.page >= p.pages;
+}
+
 document.addEventListener("DOMContentLoaded", async () => {
   const name = decodeURIComponent(location.pathname.split("/").pop());
   let p;
@@ -64,10 +86,11 @@ document.addEventListener("DOMContentLoaded", async () => {
   if (!Object.keys(p.ratings).length) table.append(h("tr", {}, h("td", {}, t("player.no_history"))));
   else table.append(h("tr", {}, h("td", {colspan: "4"}, h("small", {}, t("player.provisional_note")))));
   drawChart(document.getElementById("chart"), p.history);
-  const games = document.getElementById("player-games");
-  for (const g of p.games) {
-    games.append(h("tr", {}, h("td", {}, h("a", {href: `/game/${g.id}`}, KEY_NAMES[g.game === "rings" || g.variant === "standard" ? g.game : `${g.game}-${g.variant}`] || g.game)),
-                    h("td", {}, tOr(`result.${g.result}`, g.result)), h("td", {}, g.rated ? t("player.rated") : t("player.casual")),
-                    h("td", {}, g.updated ? new Date(g.updated).toLocaleString(I18N.lang) : "")));
-  }
+  const refresh = () => { listPage = 1; gameList(p.username); };
+  for (const id of ["f-game", "f-result"]) document.getElementById(id).addEventListener("change", refresh);
+  document.getElementById("f-opponent").addEventListener("input", refresh);
+  document.getElementById("game-filter").addEventListener("submit", (ev) => { ev.preventDefault(); refresh(); });
+  document.getElementById("p-prev").addEventListener("click", () => { listPage -= 1; gameList(p.username); });
+  document.getElementById("p-next").addEventListener("click", () => { listPage += 1; gameList(p.username); });
+  gameList(p.username);
 });
