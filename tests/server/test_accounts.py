@@ -422,3 +422,17 @@ def test_logging_in_again_ends_the_browsers_previous_session(c):
     with browser(c):
         c.cookies.set(SESSION_COOKIE, second)
         assert c.get("/api/me").status_code == 401
+
+
+def test_the_profile_keeps_the_language_choice(c):
+    sign_up(c, "dora")
+    assert 'lang="cs"' in c.get("/?lang=cs").text
+    with browser(c):  # another browser, with neither the cookie nor Accept-Language: the profile's choice
+        assert 'lang="en"' in c.get("/").text
+        c.post("/api/session", json={"username": "dora", "password": PASSWORD})
+        assert 'lang="cs"' in c.get("/", headers={"Accept-Language": "ru"}).text
+        assert 'lang="ru"' in c.get("/archive?lang=ru").text  # a new choice replaces it
+    c.cookies.pop("rg_lang", None)
+    assert 'lang="ru"' in c.get("/").text
+    c.delete("/api/session")
+    assert 'lang="en"' in c.get("/").text  # logged out: back to cookie / Accept-Language / English

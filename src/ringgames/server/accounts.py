@@ -64,6 +64,8 @@ class Account:
     id: int
     username: str
     created: datetime
+    #: the site language the player chose last (None: not chosen while logged in)
+    lang: str | None = None
 
 
 def username_key(username: str) -> str:
@@ -220,12 +222,18 @@ class Accounts:
         if session_id is None:
             return None
         with self.Session() as s:
-            found = s.execute(select(SessionRow.expires, AccountRow.id, AccountRow.username, AccountRow.created)
+            found = s.execute(select(SessionRow.expires, AccountRow.id, AccountRow.username, AccountRow.created, AccountRow.lang)
                               .join(AccountRow, AccountRow.id == SessionRow.account_id)
                               .where(SessionRow.id_hash == _session_hash(session_id))).first()
         if found is None or _aware(found[0]) < datetime.now(UTC):
             return None
-        return Account(found[1], found[2], _aware(found[3]))
+        return Account(found[1], found[2], _aware(found[3]), found[4])
+
+    def set_language(self, account: Account, lang: str) -> None:
+        with self.Session.begin() as s:
+            row = s.get(AccountRow, account.id)
+            if row is not None:
+                row.lang = lang
 
     def end_session(self, cookie: str | None) -> None:
         session_id = self._session_id(cookie)

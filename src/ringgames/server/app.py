@@ -20,6 +20,7 @@ from . import api, live
 from . import limits as _limits
 from .errors import ApiError, describe_validation_errors
 from .headers import SecurityHeaders
+from .i18n import normalize
 from .i18n.web import render_page
 from .security import SecuritySettings
 from .service import Hub
@@ -96,7 +97,13 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
         """A page, with the logged-in player's name (``me``) for the header's account links."""
         account = await api.account_of(request)
         my_turn = await asyncio.to_thread(api.my_turn_count, hub, account) if account else 0
-        return render_page(request, template, me=account.username if account else None, my_turn=my_turn, **context)
+        profile_lang = account.lang if account else None
+        chosen = normalize(request.query_params.get("lang"))
+        if account and chosen and chosen != account.lang:  # the profile keeps the player's choice, for every browser
+            await asyncio.to_thread(hub.accounts.set_language, account, chosen)
+            profile_lang = chosen
+        return render_page(request, template, me=account.username if account else None, my_turn=my_turn,
+                           profile_lang=profile_lang, **context)
 
     @app.get("/docs", include_in_schema=False)
     async def docs(request: Request):

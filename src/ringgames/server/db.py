@@ -109,6 +109,8 @@ class AccountRow(Base):
     password_hash: Mapped[str] = mapped_column(String(255))
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     password_changed: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    #: the site language the player last chose (``?lang=``), ahead of the cookie and ``Accept-Language``
+    lang: Mapped[str | None] = mapped_column(String(8), nullable=True, default=None)
 
 
 class SessionRow(Base):

@@ -34,6 +34,7 @@ def upgrade() -> None:
         sa.Column("password_hash", sa.String(255), nullable=False),
         sa.Column("created", sa.DateTime(timezone=True), nullable=False),
         sa.Column("password_changed", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("lang", sa.String(8), nullable=True),
     )
     op.create_table(
         "sessions",
