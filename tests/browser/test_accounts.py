@@ -122,7 +122,7 @@ def test_two_accounts_meet_through_a_seek_and_play_a_rated_game(server, page_fac
     assert "SeekAnn (1500?)" in ben.locator("#seeks tr[data-seek]").first.inner_text()
     ben.click("#seeks tr[data-seek] button.accept")
     ben.wait_for_url("**/game/*")
-    ann.wait_for_url("**/game/*", timeout=15000)  # the owner's lobby opens the game when it starts
+    ann.wait_for_url("**/game/*", timeout=30000)  # the owner's lobby opens the game when it starts (it polls every 3 s)
     gid = ben.url.split("/game/")[1].split("?")[0]
     assert ann.url.split("/game/")[1].split("?")[0] == gid
     # in the lobby, the player to move sees "(1)" in the title and a count of 1 in the header; the other 0
@@ -131,12 +131,12 @@ def test_two_accounts_meet_through_a_seek_and_play_a_rated_game(server, page_fac
     ann.wait_for_function("() => document.getElementById('my-turn-count').textContent !== ''")
     to_move = ann.evaluate(f"() => fetch('/api/games/{gid}').then((r) => r.json()).then((s) => s.seats[s.to_move].name)")
     first, second = (ann, ben) if to_move == "SeekAnn" else (ben, ann)
-    first.wait_for_function("() => document.title.startsWith('(1) ') && document.getElementById('my-turn-count').textContent === '1'")
-    second.wait_for_function("() => !document.title.startsWith('(') && document.getElementById('my-turn-count').textContent === '0'")
+    first.wait_for_function("() => document.title.startsWith('(1) ') && document.getElementById('my-turn-count').textContent === '1'", timeout=30000)
+    second.wait_for_function("() => !document.title.startsWith('(') && document.getElementById('my-turn-count').textContent === '0'", timeout=30000)
     # one move each, then SeekAnn resigns: a rated result; the counts follow the moves without a reload
     assert first.evaluate(MOVE_IF_MINE, [gid, "e5"])
-    second.wait_for_function("() => document.title.startsWith('(1) ') && document.getElementById('my-turn-count').textContent === '1'")
-    first.wait_for_function("() => document.getElementById('my-turn-count').textContent === '0'")
+    second.wait_for_function("() => document.title.startsWith('(1) ') && document.getElementById('my-turn-count').textContent === '1'", timeout=30000)
+    first.wait_for_function("() => document.getElementById('my-turn-count').textContent === '0'", timeout=30000)
     assert second.evaluate(MOVE_IF_MINE, [gid, "f6"])
     ann.evaluate(f"""() => fetch("/api/games/{gid}/resign", {{method: "POST", credentials: "same-origin",
         headers: {{"Content-Type": "application/json"}}, body: "{{}}"}})""")
