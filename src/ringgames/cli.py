@@ -455,7 +455,7 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
 @click.option("--search-seconds", type=float, default=1.0, show_default=True,
               help="Time for each search-speed measurement from the start position (MCTS iterations/s, alpha-beta nodes/s); 0 leaves them out.")
 @click.option("--batch", "batch", is_flag=True,
-              help="Measure the batched environments instead (ringgames.batch: random steps/s, docs/research-batch.md); "
+              help="Measure the batched environments instead (ringgames.batch: random steps/s, docs/research.md, *Batched simulation*); "
                    "each run lasts --seconds, at most 1.")
 @click.option("--batch-size", type=click.IntRange(1, 1 << 20), default=1024, show_default=True, help="Games per batch (--batch).")
 @click.option("--repeats", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs of each --batch figure (best and all runs reported).")
