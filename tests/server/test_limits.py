@@ -1,6 +1,5 @@
 """Request-size limits, upload limits, seat bounds, rate limits (HTTP and WebSocket) and bounded error echoes."""
 
-import asyncio
 import json
 
 import pytest
@@ -11,6 +10,7 @@ import ringgames
 from ringgames.server.app import create_app
 from ringgames.server.limits import MAX_SEATS, BodyLimitMiddleware, Limits
 
+from .aio import run
 from .conftest import two_humans
 
 MIB = 1024 * 1024
@@ -68,7 +68,7 @@ def _drive(app, scope, chunks):
     async def send(msg):
         sent.append(msg)
 
-    asyncio.run(app(scope, receive, send))
+    run(app(scope, receive, send))  # a fresh loop in its own thread (see aio.py)
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return status, body, read
