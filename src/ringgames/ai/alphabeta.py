@@ -28,9 +28,12 @@ True
 
 from __future__ import annotations
 
+import math
 import random
+import threading
 import time
 from collections import defaultdict
+from typing import Callable
 
 from ..protocol import TERMINAL, State
 from .evaluation import get_evaluator, win_probability
@@ -78,6 +81,10 @@ class AlphaBetaAgent:
         self.name = "alphabeta"
         self.last: dict = {}
         self._eval = None
+        self.deadline: float | None = None
+        self.node_limit: int | None = None
+        self._stop: threading.Event | None = None
+        self._limited = False
 
     # -- helpers ---------------------------------------------------------
     @staticmethod
@@ -105,7 +112,19 @@ class AlphaBetaAgent:
     # -- search ----------------------------------------------------------
     def _tick(self) -> None:
         self.nodes += 1
-        if self.nodes & 63 == 0 and self.deadline is not None and self._may_stop and time.perf_counter() > self.deadline:
+        if self.nodes & 63 == 0 and self._limited:
+            self._check_limits()
+
+    def _check_limits(self) -> None:
+        """Every 64 nodes: a stop request ends the search at once; the time and node limits
+        only once the depths up to ``min`` are complete."""
+        if self._stop is not None and self._stop.is_set():
+            raise _Timeout
+        if not self._may_stop:
+            return
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise _Timeout
+        if self.node_limit is not None and self.nodes >= self.node_limit:
             raise _Timeout
 
     def _search(self, state: State, depth: int, alpha: float, beta: float, ply: int, ext: int,
@@ -186,17 +205,32 @@ class AlphaBetaAgent:
         return best
 
     # -- root ------------------------------------------------------------
-    def analyse(self, state: State, time_limit: float | None = None, max_depth: int | None = None) -> dict:
-        """Search ``state``; returns ``{"action", "value", "depth", "pv", "nodes", "win_probability"}``."""
+    def analyse(self, state: State, time_limit: float | None = None, max_depth: int | None = None, *,
+                nodes: int | None = None, stop: threading.Event | None = None,
+                on_info: Callable[[dict], None] | None = None) -> dict:
+        """Search ``state``; returns ``{"action", "value", "depth", "pv", "nodes", "win_probability"}``.
+
+        ``time_limit`` (seconds; ``math.inf``: none) and ``max_depth`` replace the agent's own
+        budget; ``nodes`` stops the search after about that many nodes (once the depths up to
+        ``min`` are complete, like the time limit); setting ``stop`` (a :class:`threading.Event`,
+        e.g. from another thread) ends the search within 64 nodes with the best action so far.
+        ``on_info`` is called after each completed depth with ``{"depth", "value", "nodes",
+        "seconds", "pv"}`` (the engine protocol's ``info`` lines).
+        """
         if state.is_terminal():
             raise ValueError("the game is over")
         self._eval, scale = get_evaluator(state.game.name)
         self._multi = state.num_players > 2
         self._root = state.current_player()
         time_limit = self.time_limit if time_limit is None else time_limit
+        if time_limit is not None and math.isinf(time_limit):
+            time_limit = None
         max_depth = self.max_depth if max_depth is None else max_depth
         start = time.perf_counter()
         self.deadline = None if time_limit is None else start + time_limit
+        self.node_limit = None if nodes is None else int(nodes)
+        self._stop = stop
+        self._limited = self.deadline is not None or self.node_limit is not None or stop is not None
         self.nodes = 0
         me = self._root
         actions = self._actions(state)
@@ -256,8 +290,15 @@ class AlphaBetaAgent:
             scores = iter_scores
             order = sorted(order, key=lambda a: -scores.get(a, -float("inf")))
             result.update(action=best_a, value=best_v, depth=depth)
+            if on_info is not None:
+                on_info({"depth": depth, "value": best_v, "nodes": self.nodes,
+                         "seconds": time.perf_counter() - start, "pv": self._pv(state, best_a)})
             if abs(best_v) >= WIN - 1000:
                 break  # proven
+            if stop is not None and stop.is_set():
+                break
+            if self.node_limit is not None and depth >= self.min_depth and self.nodes >= self.node_limit:
+                break
             if (self.deadline is not None and depth >= self.min_depth
                     and time.perf_counter() - start > 0.45 * time_limit):
                 break  # the next iteration would not finish
