@@ -6,6 +6,7 @@ Searches are bounded by depth or nodes (not seconds) so that results are reprodu
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import random
@@ -351,3 +352,34 @@ def test_baselines_are_todays_levels():
         make_agent("baseline:6")
     # the baseline tables are copies: a future change of the levels leaves them alone
     assert BASELINES["yinsh"] is not LEVELS["yinsh"]
+
+
+# -- the command line: match and strength with an external engine -----------------------------
+
+def test_match_and_strength_commands_take_an_engine(tmp_path):
+    from click.testing import CliRunner
+
+    from ringgames.ai.strength import read_ledger
+    from ringgames.cli import main
+
+    spec = f"engine:{ENGINE_CMD} --level greedy;depth=1"
+    r = CliRunner().invoke(main, ["match", "yinsh", spec, "greedy", "--games", "2", "--seed", "4", "--json"])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.output.strip().splitlines()[-1])
+    assert res["games"] == 2 and res["errors"] == [] and res["wins"] + res["draws"] + res["losses"] == 2
+
+    fake = tmp_path / "fake.py"
+    fake.write_text(FAKE)
+    bad = f"engine:{sys.executable} {fake} illegal {tmp_path / 'pid'};timeout=5"
+    ledger, out = tmp_path / "r.jsonl", tmp_path / "r.md"
+    args = ["strength", "--game", "yinsh", "--levels", "1", "--against", bad, "--games", "2",
+            "--ledger", str(ledger), "--out", str(out)]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    recs = read_ledger(ledger)
+    assert [(x["b"], x["reason"], x["score"]) for x in recs] == [(bad, "error", None)] * 2
+    assert all("illegal move" in x["error"] for x in recs)
+    # errors are played again on a rerun (not taken as done), and never scored
+    CliRunner().invoke(main, args)
+    assert len(read_ledger(ledger)) == 4
+    assert "engine:" not in out.read_text().split("Levels now:")[1].split("\n| game | level")[1]
