@@ -293,10 +293,11 @@ class Engine:
             state = self.state.clone()
             try:
                 apply_strings(state, moves[len(prev_moves):])
-            except RingGamesError as exc:
-                raise ProtocolError(f"position: move {len(prev_moves) + 1}ff: {exc}") from None
-            self.state, self._position_key = state, (start, moves)
-            return
+            except RingGamesError:
+                pass  # replayed from the start below, for an error message that counts from the start
+            else:
+                self.state, self._position_key = state, (start, moves)
+                return
         try:
             if kind == "startpos":
                 if len(args) > 1:
@@ -340,8 +341,9 @@ class Engine:
         parts = ["info"]
         if "depth" in info:
             parts.append(f"depth {info['depth']}")
-        if "nodes" in info:
-            parts.append(f"nodes {info['nodes']}")
+        nodes = info.get("nodes", info.get("iterations"))  # MCTS: iterations
+        if nodes is not None:
+            parts.append(f"nodes {nodes}")
         if "seconds" in info:
             parts.append(f"time {int(info['seconds'] * 1000)}")
         v = info.get("value")
@@ -405,7 +407,6 @@ class Engine:
                 time_limit=(limits["movetime"] / 1000 if "movetime" in limits else math.inf) if limited else None,
                 iterations=limits.get("nodes", math.inf) if limited else None,
                 stop=stop, on_info=on_info)
-            res = dict(res, nodes=res.get("iterations", 0))
         else:  # greedy, random: one decision ahead, no limits to apply
             a = agent.choose(state)
             res = {"action": a, "depth": 1, "pv": [a], "seconds": time.perf_counter() - t0}
