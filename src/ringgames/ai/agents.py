@@ -129,7 +129,7 @@ def make_agent(spec: str, external: bool = False) -> Agent:
     """An agent from a spec string. Raises ValueError for an unknown kind or option.
 
     ``engine:CMD`` specs start a program, so they are refused unless ``external`` is true
-    (the command line's ``match``, ``strength`` and ``play`` allow them; the server never does).
+    (``ringgames match`` and ``ringgames strength`` allow them; the server never does).
     """
     kind, opts = parse_spec(spec)
     if kind == "engine":
