@@ -19,11 +19,14 @@ from .protocol import (
     RESIGN,
     TERMINAL,
     Game,
+    HistoryEntry,
     IllegalActionError,
     NotationError,
     Outcome,
+    Reason,
     RingGamesError,
     State,
+    Symmetry,
     apply_strings,
 )
 
@@ -64,9 +67,11 @@ def deserialize_state(text: str) -> State:
         game = load_game(data["game"], data["params"].get("variant"), data["params"].get("players"))
         start = data.get("start")
         state = game.new_initial_state() if start is None else game.state_from_position(start)
-        resigned = iter(data.get("resigned", []))
-        for i, a in enumerate(data["history"], 1):
-            if a == "resign":
+        resigned = iter(data.get("resigned", []))  # the format before resign entries carried the seat
+        for a in data["history"]:
+            if isinstance(a, str) and a.startswith("resign:"):
+                state.resign(int(a[7:]))
+            elif a == "resign":
                 state.resign(next(resigned))
             elif a == "draw":
                 state.agree_draw()
@@ -83,11 +88,14 @@ __all__ = [
     "RESIGN",
     "TERMINAL",
     "Game",
+    "HistoryEntry",
     "IllegalActionError",
     "NotationError",
     "Outcome",
+    "Reason",
     "RingGamesError",
     "State",
+    "Symmetry",
     "apply_strings",
     "deserialize_state",
     "game_class",

@@ -1,4 +1,4 @@
-"""The ``ringgames`` command: perft, replay, play, bench, match, analyse, strength, engine.
+"""The ``ringgames`` command: perft, replay, play, bench, match, analyse, strength, selfplay, engine.
 
 Every command drives the games through the game protocol only.
 """
@@ -203,11 +203,11 @@ def play(game, variant, players, position, moves, white, black, south, north, se
             except ValueError as exc:
                 raise click.UsageError(str(exc)) from None
     names = g.seat_names
-    click.echo(f"{g.title} ({g.variant}) — " + ", ".join(f"{n}: {s}" for n, s in zip(names, specs)))
+    click.echo(f"{g.title} ({g.variant}) — " + ", ".join(f"{n}: {s}" for n, s in zip(names, specs, strict=True)))
 
     def finish(code=0):
         if save_path:
-            save_file(save_path, [Record.from_state(state, {n.capitalize(): s for n, s in zip(names, specs)})])
+            save_file(save_path, [Record.from_state(state, {n.capitalize(): s for n, s in zip(names, specs, strict=True)})])
             click.echo(f"saved to {save_path}")
         sys.exit(code)
 
@@ -327,7 +327,7 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
         st = g.new_initial_state()
         for tok in r.history:
             st.play(tok)
-        tags = {n.capitalize(): s for n, s in zip(g.seat_names, r.seats)}
+        tags = {n.capitalize(): s for n, s in zip(g.seat_names, r.seats, strict=True)}
         save_file(Path(save_dir) / f"{game}-{r.index + 1:04d}.rgn", [Record.from_state(st, tags)])
 
     bar = tqdm(total=games, unit="game", file=sys.stderr, desc=f"{agents[0]} vs {' / '.join(agents[1:])}", leave=False)
@@ -375,8 +375,7 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
         kind = "alphabeta" if g.num_players == 2 else "mcts"
     work = state.clone()
     if kind == "alphabeta":
-        agent = AlphaBetaAgent(time=seconds, seed=seed)
-        res = agent.analyse(work)
+        res = AlphaBetaAgent(time=seconds, seed=seed).analyse(work)
         v = res["value"]
         if v >= WIN - 1000:
             ev = f"win in {int(WIN - v)} decisions"
@@ -386,8 +385,7 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
             ev = f"{v:+.0f} points"
         extra = f"depth {res['depth']}, {res['nodes']} nodes"
     else:
-        agent = MCTSAgent(time=seconds, seed=seed, rollout=0)
-        res = agent.analyse(work)
+        res = MCTSAgent(time=seconds, seed=seed, rollout=0).analyse(work)
         ev = f"expected score {res['value']:.3f}"
         extra = f"{res['iterations']} iterations"
     pv = []
@@ -509,6 +507,64 @@ def bench(game, as_json, seconds, startup, search_seconds):
             )
 
 
+#: The play site's packages (the ``server`` extra), as (import names, distribution): any one name will do.
+SERVER_PACKAGES = (
+    (("fastapi",), "fastapi"),
+    (("uvicorn",), "uvicorn"),
+    (("sqlalchemy",), "SQLAlchemy"),
+    (("alembic",), "alembic"),
+    (("python_multipart", "multipart"), "python-multipart"),
+    (("orjson",), "orjson"),
+    (("swagger_ui",), "swagger-ui-py"),
+    (("babel",), "babel"),
+    (("jinja2",), "jinja2"),
+    (("limits",), "limits"),
+)
+
+
+def _require_server(command: str) -> None:
+    """Stop with a clear message (exit 1, no traceback) when the ``server`` extra is not installed."""
+    import importlib
+
+    missing = []
+    for names, dist in SERVER_PACKAGES:
+        for name in names:
+            try:
+                importlib.import_module(name)
+                break
+            except ImportError:
+                pass
+        else:
+            missing.append(dist)
+    if missing:
+        raise click.ClickException(
+            f"`ringgames {command}` runs the play site, whose packages are not installed here "
+            f"(missing: {', '.join(missing)}). Install the server extra: pip install 'ringgames[server]' "
+            "(in a checkout: pip install -e '.[server]'; scripts/run does it)")
+
+
+@main.command()
+@game_arg
+@click.option("--agent", required=True, help="Agent spec playing every seat: mcts:iterations=200, level:2, random, ...")
+@click.option("--games", "-n", type=click.IntRange(1), required=True, help="Number of games (ids 0 … N-1).")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="Directory of the Parquet files (resumable).")
+@click.option("--jobs", "-j", type=click.IntRange(1), default=1, show_default=True, help="Parallel processes.")
+@variant_opt
+@players_opt
+@click.option("--per-file", type=click.IntRange(1), default=8, show_default=True, help="Games per Parquet file.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Base seed (each game and seat derives its own).")
+def selfplay(game, agent, games, out, jobs, variant, players, per_file, seed):
+    """Write self-play games as Parquet, one row per decision (needs 'ringgames[rl]'); see docs/research.md."""
+    from .rl.selfplay import cli_selfplay
+
+    _game(game, variant, players)
+    _check_specs([agent])
+    try:
+        cli_selfplay(game, agent, games, out, jobs, variant, players, per_file, seed, click.echo)
+    except (ImportError, OSError, RingGamesError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 @main.command()
 @click.option("--game", "game_name", default="yinsh", show_default=True, type=click.Choice(sorted(GAMES), case_sensitive=False),
               help="Initial game (the controller may change it with setoption).")
@@ -537,12 +593,33 @@ def engine(game_name, variant, players, level, seed):
 @click.option("--ws-compression/--no-ws-compression", default=False, show_default=True,
               help="Compress WebSocket messages (permessage-deflate): less traffic for far-away players, "
                    "more server CPU per move and per watcher.")
-def serve(host, port, db_url, ai_workers, ai_delay, ws_compression):
-    """Run the play site (lobby, games, archive, JSON API at /docs)."""
+@click.option("--behind-https", is_flag=True, default=False,
+              help="The site is served over HTTPS (by a proxy): the seat cookie gets the Secure flag. A trusted proxy's "
+                   "X-Forwarded-Proto: https does the same per request.")
+@click.option("--allow-origin", "allowed_origins", multiple=True, metavar="ORIGIN",
+              help="Another origin (scheme://host[:port]) whose pages may use the API and WebSockets; repeatable. "
+                   "The site's own host always may; every other cross-site request is refused.")
+@click.option("--limit", "limit_options", multiple=True, metavar="NAME=VALUE",
+              help="Change a limit (repeatable), e.g. --limit games_rate=60/minute --limit body_bytes=2097152; "
+                   "names and defaults: docs/security.md.")
+@click.option("--forwarded-allow-ips", default="", metavar="IPS",
+              help="Addresses of trusted reverse proxies (comma-separated, or *): only requests from them may set "
+                   "the client address (X-Forwarded-For, which rate limits count by) and scheme (X-Forwarded-Proto, "
+                   "which makes the seat cookie Secure). Default: none.")
+def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https, allowed_origins, limit_options,
+          forwarded_allow_ips):
+    """Run the play site (lobby, games, archive, JSON API at /docs). Needs the ``server`` extra."""
+    _require_server("serve")
     import uvicorn
 
     from .server.app import create_app
     from .server.db import default_sqlite_url
+    from .server.limits import Limits
+
+    try:
+        limits = Limits.from_options(limit_options)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--limit") from None
 
     url = db_url or default_sqlite_url()
     if url.startswith("sqlite:///"):
@@ -550,8 +627,12 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression):
     else:
         click.echo(f"database: {url.split('@')[-1]}")
     click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
-    uvicorn.run(create_app(url, ai_workers=ai_workers, ai_delay=ai_delay), host=host, port=port, log_level="warning",
-                ws_per_message_deflate=ws_compression)
+    app = create_app(url, ai_workers=ai_workers, ai_delay=ai_delay, allowed_origins=allowed_origins,
+                     behind_https=behind_https, limits=limits)
+    uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression,
+                proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or None,
+                # a hard stop far above the app's own per-message limit (which answers with the reason)
+                ws_max_size=max(4 * limits.ws_message_bytes, 1024 * 1024))
 
 
 @main.command("import")
@@ -561,8 +642,9 @@ def import_(files, db_url):
     """Load game records (boardspace YINSH, .rgn) into the server's archive.
 
     A file that cannot be read or replayed is reported with its reason; the
-    others are imported all the same. Exit status 1 if any failed.
+    others are imported all the same. Exit status 1 if any failed. Needs the ``server`` extra.
     """
+    _require_server("import")
     import asyncio
     from pathlib import Path
 
@@ -572,7 +654,7 @@ def import_(files, db_url):
     url = db_url or default_sqlite_url()
 
     async def run():
-        hub = Hub(url)
+        hub = Hub(url, run_computers=False)  # a server may use this database: only `serve` plays computer seats
         await hub.start()
         ok = bad = 0
         try:

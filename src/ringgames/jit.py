@@ -12,9 +12,11 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
 __all__ = ["njit", "JIT_ENABLED", "drop_stale_cache"]
 
+_numba: Any
 try:
     if os.environ.get("RINGGAMES_NO_JIT"):
         raise ImportError("disabled by RINGGAMES_NO_JIT")
@@ -26,7 +28,7 @@ except ImportError:  # pragma: no cover - exercised only without numba
     JIT_ENABLED = False
 
 
-def njit(*args, **kwargs):
+def njit(*args: Any, **kwargs: Any) -> Any:
     """``numba.njit(cache=True, ...)`` when available, else the undecorated function."""
     if _numba is None:
         if len(args) == 1 and callable(args[0]) and not kwargs:

@@ -22,9 +22,12 @@ resignation does not end the game (RINGS).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .protocol import State
+from .rng import new_state as new_rng_state
 
 __all__ = ["KernelState"]
 
@@ -37,7 +40,7 @@ class KernelState(State):
 
     #: The size of the legal-action buffer: at least the most actions any position has.
     #: The game's kernel module (``legal_actions``, ``apply_action``, ``perft``).
-    kernel = None
+    kernel: Any = None  # a module of numba functions (untyped)
     max_legal: int = 0
 
     def _init_kernel_state(self, game, s: np.ndarray, start: str | None = None) -> None:
@@ -64,11 +67,15 @@ class KernelState(State):
         """perft of ``s`` at ``depth`` > 0 in the kernel."""
         return self.kernel.perft(s, depth)
 
+    def _kernel_playout(self, s: np.ndarray, max_actions: int, rng: np.ndarray, record: np.ndarray) -> int:
+        """A seeded random playout on ``s`` in the kernel (:mod:`ringgames.rng`); returns the actions played."""
+        return int(self.kernel.playout(s, max_actions, rng, record))
+
     def _ended_by_players(self) -> bool:
         """True when a resignation or an agreed draw has ended the game (no actions, perft 0)."""
         return self._agreed or bool(self._resigned)
 
-    def _clone_into(self, c: "KernelState") -> None:
+    def _clone_into(self, c: KernelState) -> None:
         """Copy the subclass's own fields into the clone ``c`` (the shared ones are done)."""
 
     # -- protocol ------------------------------------------------------------
@@ -106,6 +113,16 @@ class KernelState(State):
         c._buf = np.empty(self.max_legal, dtype=np.int32)
         self._clone_into(c)
         return c
+
+    def random_playout_actions(self, seed: int, max_actions: int = 100_000) -> list[int]:
+        """The actions of the random playout with ``seed`` from this state (not changed), played in
+        the compiled kernel: the same as the Python path :func:`ringgames.simulate.random_playout`
+        (the generator and the choice rule: :mod:`ringgames.rng`)."""
+        if self.is_terminal():
+            return []
+        record = np.empty(max_actions, dtype=np.int32)
+        n = self._kernel_playout(self.s.copy(), max_actions, new_rng_state(seed), record)
+        return record[:n].tolist()
 
     def perft(self, depth: int) -> int:
         """perft in the compiled kernel (a game ended by the players has no children)."""

@@ -25,9 +25,16 @@ game's internals.
 from __future__ import annotations
 
 import abc
+import hashlib
 import json
-from dataclasses import dataclass
-from typing import ClassVar, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from .textbounds import excerpt
 
 __all__ = [
     "TERMINAL",
@@ -37,9 +44,24 @@ __all__ = [
     "NotationError",
     "IllegalActionError",
     "Outcome",
+    "Reason",
+    "HistoryEntry",
+    "Symmetry",
+    "GAME_TYPES",
     "Game",
     "State",
+    "stable_key",
 ]
+
+def stable_key(data: bytes) -> int:
+    """An unsigned 64-bit key of ``data``, the same in every process and on every run (BLAKE2b, 8 bytes;
+    Python's ``hash()`` of a str or bytes changes with ``PYTHONHASHSEED``).
+
+    >>> stable_key(b"e3")
+    15656121766077492471
+    """
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
 
 #: ``State.current_player()`` of a finished game (OpenSpiel's kTerminalPlayerId).
 TERMINAL = -4
@@ -70,20 +92,121 @@ class IllegalActionError(RingGamesError, ValueError):
         self.legal = list(legal)
 
 
+class Reason(StrEnum):
+    """Why a game ended: the documented values of :attr:`Outcome.reason`.
+
+    A :class:`~enum.StrEnum`, so every member *is* its string (``Reason.RINGS == "rings"``,
+    ``json.dumps`` writes ``"rings"``), as the reasons were plain strings before.
+
+    ========================  ========  ============================================================
+    value                     games     meaning
+    ========================  ========  ============================================================
+    ``"rings"``               YINSH     a player removed the rings needed to win (3; 1 in blitz)
+    ``"markers"``             YINSH     the 51 markers are all on the board; most rings removed wins
+    ``"blocked"``             YINSH     neither player can move a ring (two passes in a row)
+    ``"goal"``                Gygès     a piece entered the opponent's goal
+    ``"repetition"``          Gygès     the same position (and side to move) a third time: a draw
+    ``"passes"``              RINGS     N consecutive pass turns; most circles with majority win
+    ``"resign"``              all       every opponent of the winner resigned (RINGS: one seat left)
+    ``"agreement"``           all       the players agreed a draw
+    ========================  ========  ============================================================
+    """
+
+    RINGS = "rings"
+    MARKERS = "markers"
+    BLOCKED = "blocked"
+    GOAL = "goal"
+    REPETITION = "repetition"
+    PASSES = "passes"
+    RESIGN = "resign"
+    AGREEMENT = "agreement"
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a game ended.
 
     ``winners`` holds seat indices (empty for a draw between everybody);
-    ``reason`` is a short word: ``"rings"``, ``"markers"``, ``"blocked"``,
-    ``"resign"``, ``"agreement"``, ``"goal"``, ``"repetition"``, ``"passes"``, ...
+    ``reason`` is one of the :class:`Reason` values (a plain string is accepted and
+    converted; an unknown one raises ValueError).
     """
 
     winners: tuple[int, ...]
-    reason: str
+    reason: Reason
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "reason", Reason(self.reason))
 
     def is_draw(self, num_players: int) -> bool:
         return len(self.winners) == 0 or len(self.winners) == num_players
+
+
+class HistoryEntry(NamedTuple):
+    """One entry of a state's history, as :meth:`State.history_entries` yields it.
+
+    ``seat``: who acted (for :data:`RESIGN` the seat that resigned, for
+    :data:`AGREED_DRAW` the player to move when the draw was agreed);
+    ``action``: the action id, or :data:`RESIGN` / :data:`AGREED_DRAW`;
+    ``text``: the action in the game's notation, ``"resign"`` or ``"draw"``;
+    ``to_move``: the player to move before the entry (differs from ``seat`` only when
+    another seat resigned).
+    """
+
+    seat: int
+    action: int
+    text: str
+    to_move: int
+
+
+#: The values of :meth:`Game.game_type` (OpenSpiel's utility kinds).
+GAME_TYPES = ("zero_sum", "constant_sum", "general_sum")
+
+
+@dataclass(frozen=True, eq=False)
+class Symmetry:
+    """A symmetry of a game's board, for data augmentation.
+
+    ``action_perm[a]`` is the image of action ``a`` (an ``int64`` permutation of
+    ``range(num_distinct_actions)``); ``cell_perm[i]`` is the image of cell ``i`` of the
+    flattened spatial axes (the last two) of the observation; ``position`` maps a
+    position string to the position string of the symmetric state. For every state
+    ``s``, with ``t = game.state_from_position(sym.apply_position(s.position()))``:
+    ``t.legal_action_mask() == sym.apply_mask(s.legal_action_mask())`` and
+    ``t.observation_tensor(p) == sym.apply_observation(s.observation_tensor(p))``.
+    """
+
+    name: str
+    action_perm: np.ndarray
+    cell_perm: np.ndarray
+    position: Callable[[str], str] = field(repr=False)
+
+    def apply_actions(self, ids: np.ndarray | Sequence[int] | int) -> np.ndarray:
+        """The images of action ids (any shape, or one int)."""
+        return self.action_perm[np.asarray(ids, dtype=np.int64)]
+
+    def apply_mask(self, values: np.ndarray) -> np.ndarray:
+        """A per-action array (a legal mask, a policy; last axis = actions) moved to the images."""
+        values = np.asarray(values)
+        out = np.empty_like(values)
+        out[..., self.action_perm] = values
+        return out
+
+    apply_policy = apply_mask
+
+    def apply_observation(self, obs: np.ndarray) -> np.ndarray:
+        """An observation (``(..., planes, H, W)``) with every plane moved by the symmetry."""
+        obs = np.asarray(obs)
+        flat = obs.reshape(obs.shape[:-2] + (-1,))
+        out = np.empty_like(flat)
+        out[..., self.cell_perm] = flat
+        return out.reshape(obs.shape)
+
+    def apply_position(self, position: str) -> str:
+        """The position string of the symmetric state."""
+        return self.position(position)
+
+    def __repr__(self) -> str:
+        return f"<Symmetry {self.name}>"
 
 
 class Game(abc.ABC):
@@ -136,24 +259,76 @@ class Game(abc.ABC):
 
     # -- states ------------------------------------------------------
     @abc.abstractmethod
-    def new_initial_state(self) -> "State":
+    def new_initial_state(self) -> State:
         """The state at the start of a game."""
 
     @abc.abstractmethod
-    def state_from_position(self, position: str) -> "State":
+    def state_from_position(self, position: str) -> State:
         """A state (with empty history) from a position string.
 
         Raises :class:`NotationError` naming what is wrong.
         """
 
-    def perft_start(self) -> "State":
+    # -- research: what OpenSpiel / PettingZoo / Gymnasium need ----------------
+    def max_game_length(self) -> int:
+        """A true upper bound on the number of actions of a game (RESIGN/AGREED_DRAW entries not
+        counted), derived from the rules; see ``docs/research.md`` for each game's derivation."""
+        raise NotImplementedError(f"{self.title} does not give max_game_length()")
+
+    def truncation_length(self) -> int:
+        """Where adapters should cut a game off (PettingZoo ``truncations``, OpenSpiel's
+        ``max_game_length``): :meth:`max_game_length` where that is small enough to be
+        useful, else a project cap far beyond the games' observed lengths (Gygès, whose
+        repetition rule bounds games only astronomically). The rules never end a game there."""
+        return self.max_game_length()
+
+    def min_utility(self) -> float:
+        """The lowest value :meth:`State.returns` gives a seat (-1: a lone loser)."""
+        return -1.0
+
+    def max_utility(self) -> float:
+        """The highest value :meth:`State.returns` gives a seat (+1: a lone winner)."""
+        return 1.0
+
+    def utility_sum(self) -> float | None:
+        """The sum of every finished game's returns when it is constant (0.0), else None."""
+        return 0.0 if self.zero_sum else None
+
+    def game_type(self) -> str:
+        """``"zero_sum"``, ``"constant_sum"`` or ``"general_sum"`` (:data:`GAME_TYPES`), as
+        :meth:`State.returns` behaves."""
+        s = self.utility_sum()
+        if s is None:
+            return "general_sum"
+        return "zero_sum" if s == 0.0 else "constant_sum"
+
+    def observation_shape(self) -> tuple[int, ...]:
+        """The shape of :meth:`State.observation_tensor`: ``(planes, height, width)``."""
+        raise NotImplementedError(f"{self.title} has no observation tensor")
+
+    def observation_planes(self) -> tuple[tuple[str, str], ...]:
+        """``(name, meaning)`` of each observation plane, in order (documentation and tests)."""
+        raise NotImplementedError(f"{self.title} has no observation tensor")
+
+    def observer_actions(self, player: int) -> np.ndarray:
+        """Action ids in ``player``'s frame, matching the observation's perspective: ``perm[a]`` is
+        the id of action ``a`` as the observer sees the board (``int64``, a permutation; map a
+        policy back with ``policy[perm]``). The identity except where the observation turns the
+        board (Gygès: North's view has the rows reversed, so its moves are flipped too)."""
+        return np.arange(self.num_distinct_actions, dtype=np.int64)
+
+    def symmetries(self) -> list[Symmetry]:
+        """The board symmetries (the identity first) for data augmentation."""
+        raise NotImplementedError(f"{self.title} lists no symmetries")
+
+    def perft_start(self) -> State:
         """The state ``ringgames perft`` starts from without ``--position`` (default: the initial state).
 
         Gygès starts perft after the setup, from its reference position.
         """
         return self.new_initial_state()
 
-    def perft_benchmark(self) -> tuple["State", int]:
+    def perft_benchmark(self) -> tuple[State, int]:
         """A (state, depth) pair whose perft takes about a second: used by ``ringgames bench``."""
         return self.new_initial_state(), 2
 
@@ -199,7 +374,7 @@ class State(abc.ABC):
         """Take back the last action, which was ``action`` (not RESIGN/AGREED_DRAW)."""
 
     @abc.abstractmethod
-    def clone(self) -> "State":
+    def clone(self) -> State:
         """An independent copy (history included)."""
 
     @abc.abstractmethod
@@ -235,11 +410,11 @@ class State(abc.ABC):
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it goes on."""
         if self._agreed:
-            return Outcome((), "agreement")
+            return Outcome((), Reason.AGREEMENT)
         if self._resigned:
             left = self.active_players()
             if len(left) <= 1:
-                return Outcome(tuple(left), "resign")
+                return Outcome(tuple(left), Reason.RESIGN)
         return self._rules_outcome()
 
     def active_players(self) -> list[int]:
@@ -290,12 +465,12 @@ class State(abc.ABC):
         action that is not allowed now.
         """
         if self.is_terminal():
-            raise IllegalActionError(f"the game is over; {text!r} cannot be played")
+            raise IllegalActionError(f"the game is over; {excerpt(text)} cannot be played")
         action = self._parse_action(text.strip())
         if not self.is_legal(action):
             legal = [self.action_to_string(a) for a in self.legal_actions()]
             raise IllegalActionError(
-                f"{text.strip()!r} is not legal here ({self.game.seat_names[self.current_player()]} to play)",
+                f"{excerpt(text.strip())} is not legal here ({self.game.seat_names[self.current_player()]} to play)",
                 legal,
             )
         return action
@@ -350,10 +525,10 @@ class State(abc.ABC):
         self._agreed = True
         self.history.append(AGREED_DRAW)
 
-    def _after_resign(self) -> None:
+    def _after_resign(self) -> None:  # noqa: B027 (an optional hook: does nothing unless a game overrides it)
         """Hook for games where play continues after a resignation (RINGS)."""
 
-    def _after_resign_undo(self) -> None:
+    def _after_resign_undo(self) -> None:  # noqa: B027 (an optional hook, as above)
         """Hook undoing :meth:`_after_resign`."""
 
     # -- records support --------------------------------------------------
@@ -365,16 +540,17 @@ class State(abc.ABC):
         """After a record line: an action that ends the line's turn if the rules wait for it."""
         return None
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Game-specific facts for ``ringgames replay`` (e.g. rings removed)."""
         return {}
 
     def hash_key(self) -> int:
         """A 64-bit key of the position (not the history), for transposition tables.
 
-        Equal positions give equal keys; games may override it with a faster one.
+        Equal positions give equal keys, in every process and on every run (a BLAKE2b hash of the
+        position string: :func:`stable_key`); games may override it with a faster one.
         """
-        return hash(self.position())
+        return stable_key(self.position().encode())
 
     # -- people ------------------------------------------------------------
     def render(self) -> str:
@@ -385,6 +561,65 @@ class State(abc.ABC):
         """Legal action strings that complete the partial input ``text`` (step-by-step entry)."""
         text = text.strip().lower()
         return [s for s in (self.action_to_string(a) for a in self.legal_actions()) if s.lower().startswith(text)]
+
+    # -- research: observations, masks, history ----------------------------
+    def observation_tensor(self, player: int | None = None) -> np.ndarray:
+        """The position as ``float32`` planes of shape ``game.observation_shape()``, from
+        ``player``'s perspective (default: the player to move; a finished game needs an
+        explicit player). Planes: ``game.observation_planes()`` and ``docs/research.md``.
+
+        Raises ValueError for a seat out of range or a finished game without ``player``.
+        """
+        if player is None:
+            player = self.current_player()
+            if player < 0:
+                raise ValueError("the game is over: observation_tensor() needs the observing player")
+        if not 0 <= int(player) < self.num_players:
+            raise ValueError(f"player {player} is not a seat of this {self.num_players}-player game")
+        return self._observation(int(player))
+
+    def _observation(self, player: int) -> np.ndarray:
+        """The observation for seat ``player`` (checked); games override it."""
+        raise NotImplementedError(f"{self.game.title} has no observation tensor")
+
+    def legal_action_mask(self) -> np.ndarray:
+        """``bool`` array of ``game.num_distinct_actions`` entries, True exactly at :meth:`legal_actions`."""
+        mask = np.zeros(self.game.num_distinct_actions, dtype=bool)
+        mask[self.legal_actions()] = True
+        return mask
+
+    def _replay_start(self) -> State:
+        start = self._start_position()
+        return self.game.new_initial_state() if start is None else self.game.state_from_position(start)
+
+    def replay_history(self) -> Iterator[tuple[HistoryEntry, State]]:
+        """Replay the history from the start: ``(entry, state after the entry)`` per entry.
+
+        The state yielded is one replay state, moved on in place: copy it (``clone()``,
+        ``position()``) to keep it beyond the next step. This is the one place that pairs
+        the :data:`RESIGN` entries with the seats that resigned.
+        """
+        s = self._replay_start()
+        resigned = iter(self._resigned)
+        for a in self.history:
+            to_move = s.current_player()
+            if a == RESIGN:
+                seat = next(resigned)
+                s.resign(seat)
+                entry = HistoryEntry(seat, a, "resign", to_move)
+            elif a == AGREED_DRAW:
+                s.agree_draw()
+                entry = HistoryEntry(to_move, a, "draw", to_move)
+            else:
+                text = s.action_to_string(a)
+                s.apply_action(a)
+                entry = HistoryEntry(to_move, a, text, to_move)
+            yield entry, s
+
+    def history_entries(self) -> Iterator[HistoryEntry]:
+        """The history with seats and notation: one :class:`HistoryEntry` per entry (a replay)."""
+        for entry, _ in self.replay_history():
+            yield entry
 
     # -- search helpers ----------------------------------------------
     def perft(self, depth: int) -> int:
@@ -412,9 +647,9 @@ class State(abc.ABC):
                 "params": self.game.params(),
                 "start": self._start_position(),
                 "history": [
-                    "resign" if a == RESIGN else "draw" if a == AGREED_DRAW else a for a in self.history
+                    f"resign:{e.seat}" if e.action == RESIGN else "draw" if e.action == AGREED_DRAW else e.action
+                    for e in self._entries_without_text()
                 ],
-                "resigned": list(self._resigned),
             },
             separators=(",", ":"),
         )
@@ -423,24 +658,16 @@ class State(abc.ABC):
         """Position string the game started from, or None for the standard start."""
         return getattr(self, "_start", None)
 
-    def action_strings(self) -> list[str]:
-        """The history in notation (needs a replay; resign/draw appear as ``resign``/``draw``)."""
-        game = self.game
-        start = self._start_position()
-        s = game.new_initial_state() if start is None else game.state_from_position(start)
-        out = []
+    def _entries_without_text(self) -> Iterator[HistoryEntry]:
+        """The history with the resigned seats, without a replay (text left empty)."""
         resigned = iter(self._resigned)
         for a in self.history:
-            if a == RESIGN:
-                out.append("resign")
-                s.resign(next(resigned))
-            elif a == AGREED_DRAW:
-                out.append("draw")
-                s.agree_draw()
-            else:
-                out.append(s.action_to_string(a))
-                s.apply_action(a)
-        return out
+            seat = next(resigned) if a == RESIGN else -1
+            yield HistoryEntry(seat, a, "", -1)
+
+    def action_strings(self) -> list[str]:
+        """The history in notation (needs a replay; resign/draw appear as ``resign``/``draw``)."""
+        return [e.text for e in self.history_entries()]
 
     def __str__(self) -> str:
         return self.position()

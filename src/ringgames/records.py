@@ -16,13 +16,20 @@ The ``.rgn`` format is PGN-like::
     ...
     h7-g7 xg5-g9 xa5   ; a comment runs to the end of the line
 
-* Tag pairs ``[Key "value"]`` come first (``\\"`` and ``\\\\`` escape inside
-  values). ``Game`` is required; ``Variant`` and ``Players`` default to the
-  game's defaults; ``Position`` gives a start position string.
+* Tag pairs ``[Key "value"]`` come first, one per line. Inside a value ``\\"``
+  is a quote and ``\\\\`` a backslash (as in PGN); ``\\n`` and ``\\r`` are a
+  line feed and a carriage return, and ``\\uXXXX`` any other line-breaking
+  character, so that every value (a player named ``a;b`` or ``x]"y``) is one
+  line and reads back exactly. ``;`` after the closing ``]`` starts a comment.
+  ``Game`` is required; ``Variant`` and ``Players`` default to the game's
+  defaults; ``Position`` gives a start position string.
 * Then one **turn** per line: the actions one player takes in a row, in the
   game's notation, separated by spaces. A move number such as ``12.`` may lead
   a line; ``;`` starts a comment. ``resign`` (optionally ``resign <seat>``) and
   ``draw`` (agreed) are special lines.
+* Where the rules wait for a decision that ends the turn (RINGS' ``end``) a
+  line ends its turn implicitly. ``...`` as the last token of the last line
+  says that the turn is **not** ended (a record saved in the middle of a turn).
 * Several games may follow one another in one file; each starts with its tags.
 
 Other formats (boardspace.net YINSH files, the official GIPF notation) register
@@ -50,11 +57,12 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from .protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
+from .protocol import AGREED_DRAW, RESIGN, Game, IllegalActionError, NotationError, RingGamesError, State
+from .textbounds import ascii_int, excerpt, shorten
 
 __all__ = [
     "RecordError",
@@ -65,7 +73,11 @@ __all__ = [
     "save_file",
     "register_format",
     "detect_format",
+    "TURN_GOES_ON",
 ]
+
+#: last token of a record's last line: the turn is not ended (see the module docstring)
+TURN_GOES_ON = "..."
 
 
 class RecordError(RingGamesError, ValueError):
@@ -74,11 +86,16 @@ class RecordError(RingGamesError, ValueError):
 
 @dataclass
 class Turn:
-    """One turn of a record: tokens in notation, where they came from, and (optionally) who played."""
+    """One turn of a record: tokens in notation, where they came from, and (optionally) who played.
+
+    ``wheres`` optionally names the place of each token (importers that merge
+    several nodes into one turn), so that an error names the bad one.
+    """
 
     tokens: list[str]
     where: str = ""
     player: int | None = None
+    wheres: list[str] | None = None
 
 
 @dataclass
@@ -93,7 +110,7 @@ class Record:
 
     # -- building --------------------------------------------------------
     @classmethod
-    def from_state(cls, state: State, tags: dict[str, str] | None = None) -> "Record":
+    def from_state(cls, state: State, tags: dict[str, str] | None = None) -> Record:
         """A record of ``state``'s history; one turn per run of actions by one player."""
         game = state.game
         params = game.params()
@@ -106,45 +123,48 @@ class Record:
         out = state.outcome()
         if out is not None:
             head["Termination"] = out.reason
-        s = game.new_initial_state() if start is None else game.state_from_position(start)
         turns: list[Turn] = []
         cur: Turn | None = None
-        resigned = iter(state._resigned)
         hist = state.history
-        for i, a in enumerate(hist):
-            if a == RESIGN:
-                seat = next(resigned)
-                tok = "resign" if seat == s.current_player() else f"resign {game.seat_names[seat]}"
+        for i, (e, s) in enumerate(state.replay_history()):
+            if e.action == RESIGN:
+                tok = "resign" if e.seat == e.to_move else f"resign {game.seat_names[e.seat]}"
                 turns.append(Turn([tok]))
-                s.resign(seat)
                 cur = None
                 continue
-            if a == AGREED_DRAW:
+            if e.action == AGREED_DRAW:
                 turns.append(Turn(["draw"]))
-                s.agree_draw()
                 cur = None
                 continue
-            p = s.current_player()
-            text = s.action_to_string(a)
+            p = e.seat
             # an omitted action (RINGS' turn end) is written after all when a resignation or draw follows
             # at once (a line before a resign/draw line implies no end, see replay) or when it would open
             # a line of its own (the turn went on after another player's resignation)
             omit = (
-                s.record_omits(a)
+                s.record_omits(e.action)
                 and not (i + 1 < len(hist) and hist[i + 1] in (RESIGN, AGREED_DRAW))
                 and not (cur is None or cur.player != p)
             )
-            s.apply_action(a)
             if cur is None or cur.player != p:
                 cur = Turn([], player=p)
                 turns.append(cur)
             if not omit:
-                cur.tokens.append(text)
+                cur.tokens.append(e.text)
         turns = [t for t in turns if t.tokens]
+        # saved in the middle of a turn that replay would end implicitly: say that it goes on
+        if (
+            turns
+            and turns[-1].player is not None
+            and not s.is_terminal()
+            and s.current_player() == turns[-1].player
+            and s.implicit_turn_end() is not None
+        ):
+            turns[-1].tokens.append(TURN_GOES_ON)
         return cls(game.name, head, turns, source="<state>")
 
     # -- replay ----------------------------------------------------------
-    def make_game(self):
+    def make_game(self) -> Game:
+        """The game the tags name (``Game``, ``Variant``, ``Players``); RecordError if there is none."""
         from . import load_game
 
         try:
@@ -159,11 +179,21 @@ class Record:
             start = self.tags.get("Position")
             state = game.new_initial_state() if not start else game.state_from_position(start)
         except NotationError as exc:
-            raise RecordError(f"{self.source}: bad Position tag: {exc}") from None
+            raise RecordError(f"{self.source}: bad Position tag: {shorten(str(exc), 200)}") from None
         for n, turn in enumerate(self.turns, 1):
             line_player = None
-            for tok in turn.tokens:
-                where = f"{self.source}: {turn.where + ', ' if turn.where else ''}turn {n} ({' '.join(turn.tokens)})"
+            tokens = turn.tokens
+            goes_on = bool(tokens) and tokens[-1] == TURN_GOES_ON
+            if goes_on:
+                tokens = tokens[:-1]
+            for i, tok in enumerate(turn.tokens):
+                if tok == TURN_GOES_ON:
+                    if i != len(turn.tokens) - 1 or n != len(self.turns) or not tokens:
+                        raise RecordError(
+                            f"{self._where(turn, n, i)}: {TURN_GOES_ON!r} (turn not ended) may only end the last line,"
+                            " after its actions"
+                        )
+                    continue
                 low = tok.lower()
                 try:
                     if low.startswith("resign"):
@@ -190,25 +220,35 @@ class Record:
                             )
                     elif p != line_player:
                         raise IllegalActionError(
-                            f"{tok!r} is {game.seat_names[p]}'s action, but this turn is {game.seat_names[line_player]}'s"
+                            f"{excerpt(tok)} is {game.seat_names[p]}'s action, but this turn is"
+                            f" {game.seat_names[line_player]}'s"
                         )
                     state.play(tok)
                 except RingGamesError as exc:
-                    msg = f"{where}: {tok!r}: {exc}"
+                    msg = f"{self._where(turn, n, i)}: {excerpt(tok)}: {shorten(str(exc), 200)}"
                     if isinstance(exc, IllegalActionError) and exc.legal and len(exc.legal) <= 40:
                         msg += f" (legal: {' '.join(exc.legal)})"
                     raise RecordError(msg) from None
             if not state.is_terminal() and line_player is not None and state.current_player() == line_player:
                 nxt = self.turns[n].tokens[0].lower() if n < len(self.turns) and self.turns[n].tokens else ""
                 # a resignation (or draw) may interrupt a turn: the line before it then ends its turn only if it says so
-                end = None if nxt.startswith("resign") or nxt == "draw" else state.implicit_turn_end()
+                end = None if goes_on or nxt.startswith("resign") or nxt == "draw" else state.implicit_turn_end()
                 if end is not None:
                     state.apply_action(end)
         return state
 
+    def _where(self, turn: Turn, n: int, i: int) -> str:
+        """Source, place (the token's own node where known) and turn, for an error about token ``i``."""
+        place = turn.wheres[i] if turn.wheres and i < len(turn.wheres) else turn.where
+        text = " ".join(turn.tokens[:40]) + (" \u2026" if len(turn.tokens) > 40 else "")  # whatever the length
+        return f"{self.source}: {place + ', ' if place else ''}turn {n} ({shorten(text)})"
+
     # -- text ------------------------------------------------------------
     def dumps(self) -> str:
-        """The record as ``.rgn`` text."""
+        """The record as ``.rgn`` text. RecordError for a tag name that could not be read back."""
+        for k in self.tags:
+            if not _TAG_NAME.fullmatch(k):
+                raise RecordError(f"{self.source}: tag name {excerpt(k)} is not a letter followed by letters, digits or _")
         lines = [f'[{k} "{_escape(v)}"]' for k, v in self.tags.items()]
         lines.append("")
         for i, t in enumerate(self.turns, 1):
@@ -219,21 +259,40 @@ class Record:
         return f"<Record {self.game} {self.source} {len(self.turns)} turns>"
 
 
-def _seat_index(game, name: str) -> int:
+def _seat_index(game: Game, name: str) -> int:
     names = [s.lower() for s in game.seat_names]
     if name.lower() in names:
         return names.index(name.lower())
-    if name.isdigit() and int(name) < game.num_players:
-        return int(name)
-    raise NotationError(f"unknown seat {name!r} (seats: {', '.join(game.seat_names)})")
+    seat = ascii_int(name, limit=game.num_players - 1)
+    if seat is not None:
+        return seat
+    raise NotationError(f"unknown seat {excerpt(name)} (seats: {', '.join(game.seat_names)})")
+
+
+# characters that end a line for str.splitlines(): escaped in tag values so that a value stays on its line
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}
+_UNESCAPES = {"n": "\n", "r": "\r"}
+_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 
 def _escape(v: str) -> str:
-    return v.replace("\\", "\\\\").replace('"', '\\"')
+    r"""A tag value for writing between quotes: ``\"``, ``\\``, ``\n``, ``\r``, ``\uXXXX`` (other line breaks)."""
+    return "".join(_ESCAPES.get(c) or (f"\\u{ord(c):04x}" if c in _LINE_BREAKS else c) for c in v)
 
 
-_TAG = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*$')
-_MOVENO = re.compile(r"^\d+\.+$")
+def _unescape(v: str) -> str:
+    """The inverse of :func:`_escape`; any other escaped character stands for itself."""
+
+    def one(m: re.Match[str]) -> str:
+        e = m.group(1)
+        return chr(int(e[1:], 16)) if len(e) == 5 else _UNESCAPES.get(e, e)
+
+    return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", one, v, flags=re.DOTALL)
+
+
+_TAG = re.compile(r'^\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]\s*(?:;.*)?$', re.DOTALL)
+_MOVENO = re.compile(r"^[0-9]+\.+$")
 
 
 def _parse_rgn(text: str, source: str) -> list[Record]:
@@ -241,18 +300,20 @@ def _parse_rgn(text: str, source: str) -> list[Record]:
     cur: Record | None = None
     in_tags = False
     for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.split(";", 1)[0].strip()
+        stripped = raw.strip()
+        line = stripped if stripped.startswith("[") else raw.split(";", 1)[0].strip()
         if not line:
             continue
         if line.startswith("["):
             m = _TAG.match(line)
             if not m:
-                raise RecordError(f"{source}: line {lineno}: malformed tag {raw.strip()!r}")
+                raise RecordError(f"{source}: line {lineno}: malformed tag {excerpt(stripped)}")
             if not in_tags:
                 cur = Record(game="", source=source)
                 records.append(cur)
                 in_tags = True
-            key, val = m.group(1), re.sub(r"\\(.)", r"\1", m.group(2))
+            key, val = m.group(1), _unescape(m.group(2))
+            assert cur is not None  # made at the first tag line
             cur.tags[key] = val
             if key == "Game":
                 cur.game = val.lower()
@@ -263,8 +324,8 @@ def _parse_rgn(text: str, source: str) -> list[Record]:
         tokens = line.split()
         if tokens and _MOVENO.match(tokens[0]):
             tokens = tokens[1:]
-        elif tokens and re.match(r"^\d+\.", tokens[0]):
-            tokens[0] = re.sub(r"^\d+\.+", "", tokens[0])
+        elif tokens and re.match(r"^[0-9]+\.", tokens[0]):
+            tokens[0] = re.sub(r"^[0-9]+\.+", "", tokens[0])
         if not tokens:
             continue
         if tokens[0].lower() == "resign":

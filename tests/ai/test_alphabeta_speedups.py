@@ -33,7 +33,7 @@ def test_distinct_actions_give_the_same_values_with_fewer_nodes(monkeypatch):
         with_hook.append((r["value"], r["nodes"]))
     monkeypatch.setattr(GygesState, "distinct_actions", None)  # the protocol fallback: legal_actions()
     fewer = 0
-    for pos, (value, nodes) in zip(positions, with_hook):
+    for pos, (value, nodes) in zip(positions, with_hook, strict=True):
         r = AlphaBetaAgent(depth=2, seed=3, safe=0).analyse(game.state_from_position(pos))
         assert r["value"] == value, pos
         assert nodes <= r["nodes"], pos

@@ -2,7 +2,6 @@
 
 import pytest
 
-from ringgames import load_game
 from ringgames.ai.agents import make_agent
 from ringgames.ai.match import play_game, run_match
 from ringgames.ai.tactics import is_win_for, wins_within_turn

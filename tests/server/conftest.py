@@ -1,6 +1,7 @@
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -36,13 +37,26 @@ def wait_for(fn, timeout=20.0, every=0.05):
     raise AssertionError(f"condition not met within {timeout} s")
 
 
+def as_stranger(c: TestClient, method: str, url: str, **kw) -> httpx.Response:
+    """A request from another browser: none of ``c``'s cookies go out, and none come back into its jar."""
+    jar = httpx.Cookies(c.cookies)
+    c.cookies.clear()
+    try:
+        return c.request(method, url, **kw)
+    finally:
+        c.cookies = jar
+
+
 def two_humans(c, game="yinsh", **kw):
-    """A game where this client holds seat 0 (cookie) and returns (id, token0, token1 from the invite link)."""
+    """A game where this client holds seat 0 (cookie) and a friend took seat 1 through the invite link.
+
+    Returns (id, seat 0's token, seat 1's token: the fresh one the friend got for the invite token)."""
     n = kw.pop("players", None)
     seats = [{"kind": "me", "name": "alice"}] + [{"kind": "invite"}] * ((n or 2) - 1)
     r = c.post("/api/games", json={"game": game, "seats": seats, "players": n, **kw})
     assert r.status_code == 201, r.text
     d = r.json()
-    inv = d["invites"]["1"]
-    tok1 = inv.split("token=")[1]
-    return d["id"], d["tokens"]["0"], tok1
+    invite = d["invites"]["1"].split("token=")[1]
+    j = as_stranger(c, "POST", f"/api/games/{d['id']}/join", json={"seat": 1, "token": invite, "name": "bob"})
+    assert j.status_code == 200, j.text
+    return d["id"], d["tokens"]["0"], j.json()["token"]

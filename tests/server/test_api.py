@@ -3,11 +3,11 @@
 import ringgames
 from ringgames.records import loads
 
-from .conftest import two_humans, wait_for
+from .conftest import as_stranger, two_humans, wait_for
 
 
-def state(c, gid, **params):
-    r = c.get(f"/api/games/{gid}", params=params)
+def state(c, gid, **headers):
+    r = c.get(f"/api/games/{gid}", headers=headers)
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -30,8 +30,8 @@ def test_create_and_play_and_moves_in_notation(client):
     expected = ringgames.load_game("yinsh").new_initial_state()
     expected.play("e5")
     assert s["position"] == expected.position()
-    # seat 1 plays with the token from its invite link (header)
-    r = client.post(f"/api/games/{gid}/actions", json={"action": "f6"}, headers={"X-Seat-Token": t1})
+    # seat 1 plays with the seat token it got for its invite link (header)
+    r = client.post(f"/api/games/{gid}/actions", json={"action": "f6", "ply": 1}, headers={"X-Seat-Token": t1})
     assert r.status_code == 200 and r.json()["ply"] == 2
 
 
@@ -39,32 +39,34 @@ def test_wrong_seat_is_refused_and_changes_nothing(client):
     gid, t0, t1 = two_humans(client)
     before = state(client, gid)
     # white (this client's cookie) is to move; black's token may not move for white
-    r = client.post(f"/api/games/{gid}/actions", json={"action": "e5", "token": t1}, cookies={f"rg_{gid}": ""})
+    r = as_stranger(client, "POST", f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0}, headers={"X-Seat-Token": t1})
     assert r.status_code == 403 and r.json()["error"] == "not_your_turn"
     # a stranger without a token
     client.cookies.clear()
-    r = client.post(f"/api/games/{gid}/actions", json={"action": "e5"})
+    r = client.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0})
     assert r.status_code == 403
-    r = client.post(f"/api/games/{gid}/actions", json={"action": "e5", "token": "forged-token"})
+    r = client.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0}, headers={"X-Seat-Token": "forged-token"})
     assert r.status_code == 403
-    after = state(client, gid, token=t0)
+    after = state(client, gid, **{"X-Seat-Token": t0})
     assert after["position"] == before["position"] and after["ply"] == 0 and after["moves"] == []
     assert after["my_seats"] == [0]
 
 
 def test_illegal_and_malformed_moves_are_refused_with_the_reason(client):
     gid, t0, t1 = two_humans(client)
-    client.post(f"/api/games/{gid}/actions", json={"action": "e5"})
+    client.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0})
     before = state(client, gid)
+    client.cookies.clear()
+    black = {"X-Seat-Token": t1}
     # occupied point
-    r = client.post(f"/api/games/{gid}/actions", json={"action": "e5", "token": t1})
+    r = client.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 1}, headers=black)
     assert r.status_code == 422 and r.json()["error"] == "illegal_action"
     assert "not legal" in r.json()["message"] and "f6" in r.json()["legal"] and "e5" not in r.json()["legal"]
     # off the board / nonsense
     for bad in ["z9", "a1", "hello", ""]:
-        r = client.post(f"/api/games/{gid}/actions", json={"action": bad, "token": t1})
+        r = client.post(f"/api/games/{gid}/actions", json={"action": bad, "ply": 1}, headers=black)
         assert r.status_code == 422, bad
-    r = client.post(f"/api/games/{gid}/actions", json={"action": 10**6, "token": t1})
+    r = client.post(f"/api/games/{gid}/actions", json={"action": 10**6, "ply": 1}, headers=black)
     assert r.status_code == 422
     after = state(client, gid)
     assert after["position"] == before["position"] and after["ply"] == 1
@@ -74,21 +76,22 @@ def test_bad_json_and_bad_requests(client):
     gid, t0, t1 = two_humans(client)
     r = client.post(f"/api/games/{gid}/actions", content=b"{not json", headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and r.json()["error"] == "bad_request"
-    r = client.post(f"/api/games/{gid}/actions", json={"move": "e5"})
+    r = client.post(f"/api/games/{gid}/actions", json={"move": "e5", "ply": 0})
     assert r.status_code == 400 and "action" in r.json()["message"]
+    # well-formed, but not a game the server has: 422
     r = client.post("/api/games", json={"game": "chess", "seats": [{"kind": "me"}, {"kind": "me"}]})
-    assert r.status_code == 400 and "unknown game" in r.json()["message"]
+    assert r.status_code == 422 and "unknown game" in r.json()["message"]
     r = client.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}]})
-    assert r.status_code == 400 and r.json()["error"] == "bad_seats"
+    assert r.status_code == 422 and r.json()["error"] == "bad_seats"
     r = client.post("/api/games", json={"game": "yinsh", "variant": "turbo", "seats": [{"kind": "me"}, {"kind": "me"}]})
-    assert r.status_code == 400
+    assert r.status_code == 422
     assert state(client, gid)["ply"] == 0
 
 
 def test_unknown_game(client):
     for method, path in [("get", "/api/games/nope"), ("post", "/api/games/nope/actions"), ("get", "/api/games/nope/positions"),
                          ("post", "/api/games/nope/resign")]:
-        r = getattr(client, method)(path, **({"json": {"action": "e5"}} if method == "post" else {}))
+        r = getattr(client, method)(path, **({"json": {"action": "e5", "ply": 0} if path.endswith("actions") else {}} if method == "post" else {}))
         assert r.status_code == 404, path
         assert r.json()["error"] == "unknown_game"
     with client.websocket_connect("/ws/games/nope") as ws:
@@ -98,7 +101,7 @@ def test_unknown_game(client):
 def test_stale_ply_is_refused_so_a_move_is_never_applied_twice(client):
     gid, t0, t1 = two_humans(client)
     assert client.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0}).status_code == 200
-    assert client.post(f"/api/games/{gid}/actions", json={"action": "f6", "ply": 1, "token": t1}).status_code == 200
+    assert client.post(f"/api/games/{gid}/actions", json={"action": "f6", "ply": 1}, headers={"X-Seat-Token": t1}).status_code == 200
     # a retried request for ply 0 must not play again
     r = client.post(f"/api/games/{gid}/actions", json={"action": "a2", "ply": 0})
     assert r.status_code == 409 and r.json()["ply"] == 2
@@ -106,14 +109,14 @@ def test_stale_ply_is_refused_so_a_move_is_never_applied_twice(client):
 
 
 def test_invite_join_and_open_seat(client):
-    gid, t0, t1 = two_humans(client)
+    r = client.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me", "name": "alice"}, {"kind": "invite"}]})
+    gid, inv = r.json()["id"], r.json()["invites"]["1"].split("token=")[1]
     s = state(client, gid)
-    assert s["status"] == "open" and s["invites"]["1"].endswith(f"/game/{gid}?seat=1&token={t1}")
+    assert s["status"] == "open" and "invites" not in s  # invite links are shown once, at creation
     client.cookies.clear()  # from here on: the friend's browser
-    assert "invites" not in state(client, gid)  # a spectator does not get the invite links
     r = client.post(f"/api/games/{gid}/join", json={"seat": 1, "token": "wrong", "name": "bob"})
     assert r.status_code == 403
-    r = client.post(f"/api/games/{gid}/join", json={"seat": 1, "token": t1, "name": "<script>alert(1)</script>bob"})
+    r = client.post(f"/api/games/{gid}/join", json={"seat": 1, "token": inv, "name": "<script>alert(1)</script>bob"})
     assert r.status_code == 200 and r.json()["my_seats"] == [1]
     s = state(client, gid)
     # the name is kept as text (pages insert it as text, never as HTML), and the cookie now holds seat 1
@@ -127,7 +130,7 @@ def test_invite_join_and_open_seat(client):
     assert client.post(f"/api/games/{g2}/join", json={"seat": 1, "name": "carol"}).status_code == 200
     client.cookies.clear()
     r = client.post(f"/api/games/{g2}/join", json={"seat": 1, "name": "dave"})
-    assert r.status_code == 403 and r.json()["error"] == "seat_taken"
+    assert r.status_code == 409 and r.json()["error"] == "seat_taken"
     assert state(client, g2)["seats"][1]["name"] == "carol"
 
 
@@ -137,17 +140,17 @@ def test_resign_and_draw(client):
     r = client.post(f"/api/games/{gid}/draw", json={"what": "accept"})
     assert r.status_code == 409
     assert client.post(f"/api/games/{gid}/draw", json={"what": "offer"}).json()["draw_offers"] == [0]
-    r = client.post(f"/api/games/{gid}/draw", json={"what": "accept", "token": t1}, cookies={f"rg_{gid}": ""})
+    r = as_stranger(client, "POST", f"/api/games/{gid}/draw", json={"what": "accept"}, headers={"X-Seat-Token": t1})
     s = r.json()
     assert s["result"] == "draw" and s["reason"] == "agreement" and s["status"] == "finished" and s["to_move"] is None
-    assert client.post(f"/api/games/{gid}/actions", json={"action": "e5"}).status_code == 409
+    assert client.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 1}).status_code == 409
     # resign: black resigns while white is to move
     gid, t0, t1 = two_humans(client)
     client.cookies.clear()
-    r = client.post(f"/api/games/{gid}/resign", json={"token": t1})
+    r = client.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": t1})
     assert r.status_code == 200 and r.json()["result"] == "white" and r.json()["reason"] == "resign"
     assert r.json()["moves"][-1] == {"ply": 0, "seat": 1, "text": "resign"}
-    r = client.post(f"/api/games/nothere/resign", json={})
+    r = client.post("/api/games/nothere/resign", json={})
     assert r.status_code == 404
 
 
@@ -210,7 +213,7 @@ def test_import_upload_good_and_bad_files_and_replay_positions(client, boardspac
     rec = client.get(f"/api/games/{ok['id']}/record").text
     assert loads(rec)[0].replay().position() == expected.position()
     # imported games cannot be played on
-    assert client.post(f"/api/games/{ok['id']}/actions", json={"action": "pass"}).status_code in (403, 409)
+    assert client.post(f"/api/games/{ok['id']}/actions", json={"action": "pass", "ply": s["ply"]}).status_code in (403, 409)
 
 
 def test_pages_and_openapi(client):
@@ -235,9 +238,9 @@ def test_gyges_setup_modes(client):
     r = client.post("/api/games", json={"game": "gyges", "setup": "preset", "seats": [{"kind": "me"}, {"kind": "me"}]})
     s = r.json()
     assert sorted(s["legal"]) == sorted(["321123", "123321", "231132", "312213"])
-    bad = client.post(f"/api/games/{s['id']}/actions", json={"action": "112233"})
+    bad = client.post(f"/api/games/{s['id']}/actions", json={"action": "112233", "ply": 0})
     assert bad.status_code == 422 and "preset" in bad.json()["message"]
-    ok = client.post(f"/api/games/{s['id']}/actions", json={"action": "231132"})
+    ok = client.post(f"/api/games/{s['id']}/actions", json={"action": "231132", "ply": 0})
     assert ok.status_code == 200 and ok.json()["position"].startswith("231132/")
 
 
@@ -246,7 +249,7 @@ def test_rings_for_four_players(client):
     s = r.json()
     assert r.status_code == 201 and s["seat_names"] == ["red", "blue", "green", "yellow"] and s["my_seats"] == [0, 1, 2, 3]
     assert "pass" in s["legal"] and len(s["legal"]) == 217
-    s = client.post(f"/api/games/{s['id']}/actions", json={"action": "pass"}).json()
+    s = client.post(f"/api/games/{s['id']}/actions", json={"action": "pass", "ply": 0}).json()
     assert s["to_move"] == 1 and s["moves"][0]["text"] == "pass"
 
 

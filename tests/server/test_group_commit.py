@@ -2,15 +2,15 @@
 before act() returns (and so before its broadcast), and a move the database refuses fails alone."""
 
 import asyncio
-
-from .aio import run
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
 from ringgames.server.db import GameRow, MoveRow
 from ringgames.server.service import Hub
+
+from .aio import run
 
 
 def test_concurrent_moves_are_batched_and_all_committed(tmp_path, monkeypatch):
@@ -23,7 +23,7 @@ def test_concurrent_moves_are_batched_and_all_committed(tmp_path, monkeypatch):
         try:
             rooms = []
             for _ in range(30):
-                room, mine = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "me"}])
+                room, mine, _ = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "me"}])
                 rooms.append((room, list(mine.values())))
             for _ in range(4):  # four rounds: all 30 games move at once
                 await asyncio.gather(*(hub.act(r.id, r.state.legal_actions()[0], toks, len(r.state.history)) for r, toks in rooms))
@@ -34,8 +34,8 @@ def test_concurrent_moves_are_batched_and_all_committed(tmp_path, monkeypatch):
             assert all(len(r.state.history) == 4 and len(r.texts) == 4 for r, _ in rooms)
             # a move the database refuses (its ply is already stored) fails alone; the others in its batch commit
             (r1, _), (r2, _) = rooms[0], rooms[1]
-            dup = {"game_id": r1.id, "ply": 0, "action": 0, "text": "x", "seat": 0, "created": datetime.now(timezone.utc)}
-            ok = {"game_id": r2.id, "ply": 4, "action": r2.state.legal_actions()[0], "text": "y", "seat": 0, "created": datetime.now(timezone.utc)}
+            dup = {"game_id": r1.id, "ply": 0, "action": 0, "text": "x", "seat": 0, "created": datetime.now(UTC)}
+            ok = {"game_id": r2.id, "ply": 4, "action": r2.state.legal_actions()[0], "text": "y", "seat": 0, "created": datetime.now(UTC)}
             res = await asyncio.gather(hub._store_move(r1.id, {"status": "live", "result": "none", "ply": 1, "draw_offers": []}, dup),
                                        hub._store_move(r2.id, {"status": "live", "result": "none", "ply": 5, "draw_offers": []}, ok),
                                        return_exceptions=True)
@@ -58,7 +58,7 @@ def test_a_cancelled_caller_does_not_leave_memory_behind_the_database(tmp_path, 
         write = hub._write_moves
         monkeypatch.setattr(hub, "_write_moves", lambda b: (time.sleep(0.3), write(b))[1])  # a slow disk
         try:
-            room, mine = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "me"}])
+            room, mine, _ = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "me"}])
             toks = list(mine.values())
             task = asyncio.ensure_future(hub.act(room.id, "e5", toks, 0))
             await asyncio.sleep(0.1)  # the move is being written

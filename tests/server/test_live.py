@@ -7,8 +7,8 @@ def test_action_over_websocket_is_broadcast_to_every_watcher(client):
     gid, t0, t1 = two_humans(client)
     with client.websocket_connect(f"/ws/games/{gid}") as white:
         hw = white.receive_json()
-        client.cookies.clear()  # black is another browser: only its invite token
-        with client.websocket_connect(f"/ws/games/{gid}?token={t1}") as black:
+        client.cookies.clear()  # black is another browser: only its seat token (a program's header)
+        with client.websocket_connect(f"/ws/games/{gid}", headers={"X-Seat-Token": t1}) as black:
             hb = black.receive_json()
             assert hw["type"] == "hello" and hw["my_seats"] == [0] and hb["my_seats"] == [1]
             black.send_json({"type": "action", "action": "e5", "ply": 0, "id": 7})
@@ -26,9 +26,9 @@ def test_action_over_websocket_is_broadcast_to_every_watcher(client):
             black.send_json({"type": "chat", "text": "<img src=x onerror=alert(1)> hi"})
             for ws in (white, black):
                 m = ws.receive_json()
-                assert m == {"type": "chat", "name": "waiting…", "text": "<img src=x onerror=alert(1)> hi"}
+                assert m == {"type": "chat", "name": "bob", "text": "<img src=x onerror=alert(1)> hi"}
     # a reconnecting client gets the current state
-    with client.websocket_connect(f"/ws/games/{gid}?token={t1}") as again:
+    with client.websocket_connect(f"/ws/games/{gid}", headers={"X-Seat-Token": t1}) as again:
         h = again.receive_json()
         assert h["state"]["ply"] == 1 and h["my_seats"] == [1] and h["state"]["to_move"] == 1
         assert h["chat"][-1]["text"].endswith(" hi")

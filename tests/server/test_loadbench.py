@@ -1,13 +1,13 @@
 """The load benchmark runs end to end (a short, small run) and its loss/duplication check works."""
 
-from .aio import run
-
 from ringgames.server import loadbench
 from ringgames.server.testing import ServerProcess
 
+from .aio import run
+
 
 def test_short_loadbench_run_loses_and_duplicates_nothing(tmp_path):
-    with ServerProcess(f"sqlite:///{tmp_path / 'b.sqlite3'}") as srv:
+    with ServerProcess(f"sqlite:///{tmp_path / 'b.sqlite3'}", extra_args=loadbench.BENCH_LIMITS) as srv:
         res = run(loadbench.run(srv.url, games=4, seconds=3, game="yinsh", seed=3))
     assert res["moves"] > 50 and res["played"] >= 4
     assert res["lost"] == 0 and res["duplicated"] == 0

@@ -29,12 +29,14 @@ def test_kill_and_restart_keeps_every_move(db_url, tmp_path):
         c = httpx.Client(base_url=srv.url, timeout=10)
         # a human game played over HTTP and a WebSocket, and a game against the computer
         d = c.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me", "name": "a"}, {"kind": "invite"}]}).json()
-        gid, t0, t1 = d["id"], d["tokens"]["0"], d["invites"]["1"].split("token=")[1]
+        gid, t0 = d["id"], d["tokens"]["0"]
+        j = httpx.post(f"{srv.url}/api/games/{gid}/join", json={"seat": 1, "token": d["invites"]["1"].split("token=")[1]})
+        t1 = j.json()["token"]  # the friend's own browser (not this client's cookie jar) swaps the invite for a seat token
         moves = ["e5", "f6", "d4", "g7"]
         for i, m in enumerate(moves[:3]):
-            r = c.post(f"/api/games/{gid}/actions", json={"action": m, "ply": i, "token": (t0, t1)[i % 2]})
+            r = c.post(f"/api/games/{gid}/actions", json={"action": m, "ply": i}, headers={"X-Seat-Token": (t0, t1)[i % 2]})
             assert r.status_code == 200, r.text
-        with connect(f"ws://127.0.0.1:{srv.port}/ws/games/{gid}?token={t1}") as ws:
+        with connect(f"ws://127.0.0.1:{srv.port}/ws/games/{gid}", additional_headers={"X-Seat-Token": t1}) as ws:
             assert json.loads(ws.recv())["state"]["ply"] == 3
             ws.send(json.dumps({"type": "action", "action": "g7", "ply": 3}))
             assert json.loads(ws.recv())["state"]["ply"] == 4  # broadcast only after the commit
@@ -43,7 +45,7 @@ def test_kill_and_restart_keeps_every_move(db_url, tmp_path):
         d2 = c.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "computer"}, {"kind": "me"}]}).json()
         g2, tok2 = d2["id"], d2["tokens"]["1"]
         wait_for(lambda: c.get(f"/api/games/{g2}").json()["ply"] == 1)
-        assert c.post(f"/api/games/{g2}/actions", json={"action": "k10", "ply": 1, "token": tok2}).status_code == 200
+        assert c.post(f"/api/games/{g2}/actions", json={"action": "k10", "ply": 1}, headers={"X-Seat-Token": tok2}).status_code == 200
         srv.kill()  # SIGKILL: no shutdown code runs
         # the computer may or may not have answered before the kill: read what the database kept
     finally:
@@ -52,15 +54,15 @@ def test_kill_and_restart_keeps_every_move(db_url, tmp_path):
     srv2 = ServerProcess(db_url, ai_delay=0, log=log).start()
     try:
         c = httpx.Client(base_url=srv2.url, timeout=10)
-        after = c.get(f"/api/games/{gid}", params={"token": t0}).json()
+        after = c.get(f"/api/games/{gid}", headers={"X-Seat-Token": t0}).json()
         assert after["position"] == before["position"] and after["moves"] == before["moves"]
         assert [m["text"] for m in after["moves"]] == moves and after["my_seats"] == [0]
-        r = c.post(f"/api/games/{gid}/actions", json={"action": "c3", "ply": 4, "token": t0})
+        r = c.post(f"/api/games/{gid}/actions", json={"action": "c3", "ply": 4}, headers={"X-Seat-Token": t0})
         assert r.status_code == 200 and r.json()["ply"] == 5
         # the game against the computer goes on: the computer answers k10 after the restart if it had not yet
         s = wait_for(lambda: (x := c.get(f"/api/games/{g2}").json())["ply"] >= 3 and x)
         assert [m["seat"] for m in s["moves"][:3]] == [0, 1, 0] and s["moves"][1]["text"] == "k10"
-        assert c.post(f"/api/games/{g2}/actions", json={"action": s["legal"][0], "ply": 3, "token": tok2}).status_code == 200
+        assert c.post(f"/api/games/{g2}/actions", json={"action": s["legal"][0], "ply": 3}, headers={"X-Seat-Token": tok2}).status_code == 200
         wait_for(lambda: c.get(f"/api/games/{g2}").json()["ply"] >= 5)
     finally:
         srv2.stop()

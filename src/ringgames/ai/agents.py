@@ -13,7 +13,8 @@ True
 from __future__ import annotations
 
 import random
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from ..protocol import RingGamesError, State
 

@@ -33,16 +33,23 @@ import random
 import threading
 import time
 from collections import defaultdict
-from typing import Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..protocol import TERMINAL, State
 from .evaluation import get_evaluator, win_probability
 from .tactics import safe_actions, winning_action
 
-__all__ = ["AlphaBetaAgent", "WIN"]
+__all__ = ["AlphaBetaAgent", "WIN", "DEFAULT_DEPTH", "MAX_DEPTH", "MAX_UNTIMED_DEPTH"]
 
 #: Value of a won game (minus the number of decisions to reach it).
 WIN = 1_000_000.0
+#: Depth (turns) searched when neither ``depth`` nor ``time`` is given.
+DEFAULT_DEPTH = 3
+#: The deepest search allowed; with a time budget and no ``depth``, iterative deepening goes up to it.
+MAX_DEPTH = 64
+#: The deepest search allowed without a time budget (deeper ones would run for hours on YINSH or Gygès).
+MAX_UNTIMED_DEPTH = 8
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 
 
@@ -50,11 +57,16 @@ class _Timeout(Exception):
     pass
 
 
+def _no_evaluator(state: State) -> list[float]:
+    raise RuntimeError("the evaluator is set by analyse()")
+
+
 class AlphaBetaAgent:
     """Iterative-deepening alpha-beta (negamax over player changes).
 
-    Options: ``depth`` (max turns, default 64), ``time`` (seconds per decision;
-    default none: depth only), ``extend`` (same-player decisions searched below
+    Options: ``depth`` (max turns, 1 to :data:`MAX_DEPTH`; default :data:`DEFAULT_DEPTH` without
+    a time budget, :data:`MAX_DEPTH` with one), ``time`` (seconds per decision;
+    default none: depth only; a ``depth`` above :data:`MAX_UNTIMED_DEPTH` needs one), ``extend`` (same-player decisions searched below
     the horizon, default 4), ``tt`` (max table entries, default 400000),
     ``seed`` (random tie-break of equal moves), ``safe`` (1: leave out root actions that
     hand the next player a win within their turn, as greedy does; default 1), ``min``
@@ -66,17 +78,25 @@ class AlphaBetaAgent:
     scaled budgets, so that a level's strength does not collapse to the level below.
     """
 
-    def __init__(self, depth: int = 64, time: float | None = None, extend: int = 4, tt: int = 400_000,
+    def __init__(self, depth: int | None = None, time: float | None = None, extend: int = 4, tt: int = 400_000,
                  seed: int | None = None, noise: float = 0.0, safe: int = 1, min: int = 1,  # noqa: A002
                  pvs: int = 0):
         self.safe = bool(safe)
         self.min_depth = max(1, int(min))
         self.pvs = bool(pvs)
         self._may_stop = False
-        self.max_depth = int(depth)
         self.time_limit = None if time in (None, 0) else float(time)
-        if self.time_limit is None and depth == 64:
-            self.max_depth = 3
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise ValueError(f"alphabeta time must be a positive number of seconds, not {time!r}")
+        if depth is None:
+            depth = MAX_DEPTH if self.time_limit is not None else DEFAULT_DEPTH
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
+            raise ValueError(f"alphabeta depth must be a whole number of turns from 1 to {MAX_DEPTH}, not {depth!r}")
+        if self.time_limit is None and depth > MAX_UNTIMED_DEPTH:
+            raise ValueError(
+                f"alphabeta depth={depth} without a time budget would not finish: give time=SECONDS too "
+                f"(iterative deepening stops at the deadline) or a depth of at most {MAX_UNTIMED_DEPTH}")
+        self.max_depth = depth
         self.extend = int(extend)
         self.tt_size = int(tt)
         self.rng = random.Random(seed)
@@ -85,7 +105,7 @@ class AlphaBetaAgent:
         self.history: defaultdict[int, int] = defaultdict(int)  # action -> history score
         self.name = "alphabeta"
         self.last: dict = {}
-        self._eval = None
+        self._eval: Callable[[State], list[float]] = _no_evaluator  # analyse() sets the game's
         self.deadline: float | None = None
         self.node_limit: int | None = None
         self._stop: threading.Event | None = None
@@ -249,7 +269,7 @@ class AlphaBetaAgent:
         self.nodes = 0
         me = self._root
         actions = self._actions(state)
-        result = {"action": actions[0], "value": 0.0, "depth": 0, "pv": [actions[0]]}
+        result: dict[str, Any] = {"action": actions[0], "value": 0.0, "depth": 0, "pv": [actions[0]]}
         if len(actions) == 1:
             result.update(nodes=0, win_probability=0.5, seconds=0.0)
             return result
@@ -314,7 +334,7 @@ class AlphaBetaAgent:
                 break
             if self.node_limit is not None and depth >= self.min_depth and self.nodes >= self.node_limit:
                 break
-            if (self.deadline is not None and depth >= self.min_depth
+            if (time_limit is not None and depth >= self.min_depth
                     and time.perf_counter() - start > 0.45 * time_limit):
                 break  # the next iteration would not finish
         result["pv"] = self._pv(state, result["action"])

@@ -31,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from .. import load_game
-from .agents import AgentError, make_agent, with_seed
+from .agents import Agent, AgentError, make_agent, with_seed
 
 __all__ = ["GameResult", "play_game", "seating", "run_match", "elo_from_score", "elo_summary"]
 
@@ -88,13 +88,13 @@ def play_game(game_name: str, seats: list[str], index: int = 0, seed: int = 0, v
     """
     game = load_game(game_name, variant, players or len(seats))
     state = game.new_initial_state() if position is None else game.state_from_position(position)
-    agents = {}
-    by_spec: dict[str, object] = {}
+    agents: dict[int, Agent] = {}
+    by_spec: dict[str, Agent] = {}
     think: dict[str, float] = {}
     t0 = time.perf_counter()
     n = 0
     names: list[str] = []
-    error = None
+    error: str | None = None
     culprit = "?"
     try:
         for p, spec in enumerate(seats):

@@ -29,13 +29,15 @@ True
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import random
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
-from ..protocol import State
+from ..protocol import Game, State
 from .evaluation import get_evaluator, reward
 from .tactics import safe_actions, winning_action
 
@@ -50,9 +52,9 @@ class _Node:
         self.n = 0
         self.w = [0.0] * nplayers
         if state.is_terminal():
-            self.terminal = [(r + 1.0) / 2.0 for r in state.returns()]
+            self.terminal: list[float] | None = [(r + 1.0) / 2.0 for r in state.returns()]
             self.player = -1
-            self.untried = []
+            self.untried: list[int] = []
         else:
             self.terminal = None
             self.player = state.current_player()
@@ -80,8 +82,9 @@ class MCTSAgent:
         self.name = "mcts"
         self.root: _Node | None = None
         self.root_history: list[int] | None = None
-        self.root_key = None
+        self.root_key: tuple[Game, str | None] | None = None
         self.last: dict = {}
+        self._visits: dict[int, int] = {}
 
     # -- tree reuse --------------------------------------------------------
     def _find_root(self, state: State) -> _Node | None:
@@ -95,9 +98,10 @@ class MCTSAgent:
             return None
         node = self.root
         for a in hist[len(old):]:
-            node = node.children.get(a)
-            if node is None:
+            child = node.children.get(a)
+            if child is None:
                 return None
+            node = child
         if node.terminal is not None or node.player != state.current_player():
             return None
         return node
@@ -131,6 +135,8 @@ class MCTSAgent:
         sqrt = math.sqrt
         rollout = self.rollout
         kernel_playout = getattr(work, "random_playouts", None) if rollout < 0 else None
+        if kernel_playout is not None and "sampler" in inspect.signature(kernel_playout).parameters:
+            kernel_playout = functools.partial(kernel_playout, sampler="fast")  # Gygès: the faster sampler
         done = 0
         while True:
             if iterations is not None and done >= iterations:
@@ -171,6 +177,8 @@ class MCTSAgent:
                     u = ch.w[me] / ch.n + c * sqrt(logn / ch.n)
                     if u > best:
                         best, best_a = u, a
+                if best_a is None:  # no allowed child (a reused tree whose root lost them): value this node
+                    break
                 work.apply_action(best_a)
                 applied += 1
                 node = node.children[best_a]
@@ -237,11 +245,13 @@ class MCTSAgent:
         me = state.current_player()
         win = winning_action(state)
         if win is not None:
+            self._visits = {win: 1}
             self.last = {"action": win, "value": 1.0, "win_probability": 1.0, "pv": [win], "iterations": 0,
                          "visits": 0, "seconds": time.perf_counter() - t0}
             return self.last
         acts = state.legal_actions()
         if len(acts) == 1:
+            self._visits = {acts[0]: 1}
             self.last = {"action": acts[0], "value": 0.5, "win_probability": 0.5, "pv": acts[:1], "iterations": 0,
                          "visits": 0, "seconds": time.perf_counter() - t0}
             return self.last
@@ -250,12 +260,31 @@ class MCTSAgent:
         rep = self.report(root, me, allowed, time.perf_counter() - t0)
         if rep is None:
             a = (sorted(allowed) if allowed else acts)[0]
+            self._visits = {a: 1}
             self.last = {"action": a, "value": 0.5, "win_probability": 0.5, "pv": [a], "iterations": self.iterations_done,
                          "visits": 0, "seconds": time.perf_counter() - t0}
             return self.last
+        self._visits = {b: nd.n for b, nd in root.children.items() if allowed is None or b in allowed}
         rep["reused"] = self.reused
         self.last = rep
         return self.last
 
     def choose(self, state: State) -> int:
         return self.analyse(state)["action"]
+
+    def root_visits(self) -> dict[int, int]:
+        """The search policy of the last decision (:meth:`choose` / :meth:`analyse`): visit counts
+        of the root's children by action (the actions left out as unsafe are not in it).
+
+        A decision taken without a search (a win within the turn, a single legal action) gives
+        ``{action: 1}``; before any decision, ``{}``.
+
+        >>> from ringgames import load_game
+        >>> s = load_game("yinsh").new_initial_state()
+        >>> m = MCTSAgent(iterations=40, seed=1)
+        >>> a = m.choose(s)
+        >>> v = m.root_visits()
+        >>> sum(v.values()), v[a] == max(v.values())
+        (40, True)
+        """
+        return dict(self._visits)

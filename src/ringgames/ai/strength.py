@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import platform
 import time
+from typing import Any
 
 from .. import load_game
 from .levels import spec_for
@@ -35,7 +36,7 @@ def search_speed(name: str, seconds: float = 1.0, seed: int = 1) -> dict:
             state.apply_action(rng.choice(state.legal_actions()))
         if not state.is_terminal():
             break
-    out = {"game": name, "position": state.position()}
+    out: dict[str, Any] = {"game": name, "position": state.position()}
     for label, ro in (("mcts_playout_iter_per_s", -1), ("mcts_eval_iter_per_s", 0)):
         m = MCTSAgent(time=seconds, rollout=ro, seed=seed, safe=0)
         m.search(state)

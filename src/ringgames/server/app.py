@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -11,12 +12,17 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import GAMES
 from . import api, live
+from . import limits as _limits
+from .errors import ApiError, describe_validation_errors
 from .headers import SecurityHeaders
 from .i18n.web import render_page
-from .service import ApiError, Hub
+from .security import SecuritySettings
+from .service import Hub
+from .views import without_default_422
 
 STATIC = Path(__file__).parent / "static"
 #: where /docs gets Swagger UI's script and style: the ``swagger-ui-py`` package (Swagger UI 5, which reads
@@ -33,8 +39,14 @@ def swagger_ui_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "static"
 
 
-def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> FastAPI:
-    hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay)
+def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
+               behind_https: bool = False, limits: _limits.Limits | None = None) -> FastAPI:
+    """The site. ``allowed_origins``: other origins whose pages may use the API and WebSockets (the site's own
+    host always may); ``behind_https``: served over HTTPS by a proxy, so the seat cookie is ``Secure``;
+    ``limits``: request sizes, uploads, rates (``server/limits.py``; defaults when None)."""
+    settings = limits or _limits.Limits()
+    hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay, room_idle_seconds=settings.room_idle_seconds,
+              max_rooms=settings.max_rooms)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -48,19 +60,32 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3) -> Fa
                   docs_url=None, redoc_url=None,
                   description="Play YINSH, Gygès and RINGS: games, seats, actions, draws, records.")
     app.state.hub = hub
-    app.add_middleware(SecurityHeaders)
+    app.state.security = SecuritySettings.make(allowed_origins, behind_https)
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
         return JSONResponse(exc.payload(), status_code=exc.status)
 
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException):  # FastAPI's own: unparsable body, 404, 405
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(exc.status_code, "error")
+        return JSONResponse({"error": code, "message": str(exc.detail)[:300]}, status_code=exc.status_code, headers=exc.headers)
+
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, exc: RequestValidationError):
-        errs = exc.errors()
-        msg = "; ".join(f"{'.'.join(str(x) for x in e.get('loc', ()))}: {e.get('msg')}" for e in errs[:5])
-        return JSONResponse({"error": "bad_request", "message": msg or "malformed request"}, status_code=400)
+        return JSONResponse({"error": "bad_request", "message": describe_validation_errors(exc.errors())}, status_code=400)
 
+    _limits.install(app, settings)
+    app.add_middleware(SecurityHeaders)  # outermost: refusals by the limits (413, 429) carry the headers too
     app.include_router(api.router)
+    default_openapi = app.openapi
+
+    def openapi() -> dict:  # malformed requests are answered 400 (above), never FastAPI's default 422
+        if app.openapi_schema is None:
+            app.openapi_schema = without_default_422(default_openapi())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(live.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount(DOCS_ASSETS, StaticFiles(directory=swagger_ui_dir()), name="docs-assets")

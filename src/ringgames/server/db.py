@@ -9,7 +9,7 @@ A server restart replays ``moves`` through the game protocol.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, event
@@ -20,7 +20,7 @@ __all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "make_engine", "migrate", "d
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class Base(DeclarativeBase):
@@ -34,7 +34,8 @@ class GameRow(Base):
     game: Mapped[str] = mapped_column(String(32))
     variant: Mapped[str] = mapped_column(String(32))
     players: Mapped[int] = mapped_column(Integer)
-    #: list of {"kind": "human"|"computer"|"record", "name", "spec", "token", "invite", "joined"}
+    #: list of {"kind": "human"|"computer"|"record", "name", "spec", "level", "token_hash", "invite_hash", "invite",
+    #: "open", "joined"}: tokens only as SHA-256 hashes (see ``seats.py``)
     seats: Mapped[list] = mapped_column(JSON)
     #: "open" (a seat is waiting for its player), "live", "finished"
     status: Mapped[str] = mapped_column(String(16), index=True)
@@ -108,15 +109,15 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
 
 
-def migrate(url: str) -> None:
-    """Bring the database at ``url`` to the newest schema (Alembic ``upgrade head``)."""
+def migrate(url: str, revision: str = "head") -> None:
+    """Bring the database at ``url`` to the newest schema (Alembic ``upgrade head``), or to ``revision``."""
     from alembic import command
     from alembic.config import Config
 
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     cfg.set_main_option("sqlalchemy.url", normalize_url(url).replace("%", "%%"))
-    command.upgrade(cfg, "head")
+    command.upgrade(cfg, revision)
 
 
 def sessions(engine: Engine) -> sessionmaker:

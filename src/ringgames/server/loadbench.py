@@ -7,6 +7,11 @@ state. Prints moves/s and the p50/p99 latency (send → own broadcast), then
 checks against the HTTP API that no move was lost or duplicated.
 
     python -m ringgames.server.loadbench --games 100 --seconds 20
+
+``--sync-flood K`` adds K spectators (in a process of their own, so that they do not slow the players'
+clients) that each send ``sync`` requests as fast as they can on a game of their own, reconnecting
+whenever the server closes them: the other games' latency shows whether one client's flood slows
+everybody (it must not; see docs/security.md).
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ import orjson
 import websockets
 
 from .testing import ServerProcess
+
+#: the server limits for the benchmark's own server: one client plays every game, as fast as it can
+BENCH_LIMITS = ["--limit", "games_rate=1000000/minute", "--limit", "ws_rate=1000000/second", "--limit", "ws_connect_rate=1000000/minute"]
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -52,11 +60,13 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
     """One game, two seats on two WebSockets, until it ends or ``deadline``; returns (id, moves sent)."""
     d = await asyncio.to_thread(_post, f"{base}/api/games", {"game": game, "seats": [{"kind": "me"}, {"kind": "invite"}]})
     gid = d["id"]
-    toks = [d["tokens"]["0"], d["invites"]["1"].split("token=")[1]]
+    joined = await asyncio.to_thread(_post, f"{base}/api/games/{gid}/join", {"seat": 1, "token": d["invites"]["1"].split("token=")[1]})
+    toks = [d["tokens"]["0"], joined["token"]]
     ws_base = base.replace("http", "ws", 1)
-    socks = [await websockets.connect(f"{ws_base}/ws/games/{gid}?token={t}", max_size=2**22) for t in toks]
+    socks = [await websockets.connect(f"{ws_base}/ws/games/{gid}", additional_headers={"X-Seat-Token": t}, max_size=2**22)
+             for t in toks]
     states = [orjson.loads(await s.recv())["state"] for s in socks]
-    plies_seen = [[], []]
+    plies_seen: list[list[int]] = [[], []]
     sent = 0
     try:
         st = states[0]
@@ -101,14 +111,71 @@ async def play_games(base: str, game: str, deadline: float, rng: random.Random, 
     return out
 
 
-async def run(base: str, games: int, seconds: float, game: str, seed: int, think: float = 0.0) -> dict:
+async def sync_flood(base: str, game: str, deadline: float, counts: dict) -> None:
+    """A spectator sending ``sync`` as fast as it can on a game of its own, reconnecting when it is closed."""
+    d = await asyncio.to_thread(_post, f"{base}/api/games", {"game": game, "seats": [{"kind": "me"}, {"kind": "open"}]})
+    url = f"{base.replace('http', 'ws', 1)}/ws/games/{d['id']}"
+    if "127.0.0.1" not in url:
+        raise ValueError("the sync flood runs against a server on 127.0.0.1 only")
+    msg = json.dumps({"type": "sync"})
+    while time.perf_counter() < deadline:
+        try:
+            # from another loopback address (127.0.0.2): for the server's per-client limits, another client
+            async with websockets.connect(url, max_size=2**22, local_addr=("127.0.0.2", 0)) as ws:
+                counts["connections"] += 1
+
+                async def drain():
+                    async for _ in ws:
+                        counts["received"] += 1
+
+                reader = asyncio.create_task(drain())
+                try:
+                    while time.perf_counter() < deadline:
+                        await ws.send(msg)
+                        counts["sent"] += 1
+                        if counts["sent"] % 50 == 0:
+                            await asyncio.sleep(0)  # let the reader and the games' clients run too
+                finally:
+                    reader.cancel()
+        except websockets.InvalidStatus:  # the handshake was refused (too many connections): wait as told
+            counts["refused"] += 1
+            await asyncio.sleep(0.05)
+        except websockets.ConnectionClosed as exc:
+            counts["closed"] += 1
+            counts["close_codes"][str(exc.rcvd.code if exc.rcvd else None)] = counts["close_codes"].get(str(exc.rcvd.code if exc.rcvd else None), 0) + 1
+
+
+def _flood_process(base: str, game: str, seconds: float, flood: int, out) -> None:
+    """Runs in a child process: ``flood`` flooding spectators for ``seconds``; sends their counts to ``out``."""
+    counts = {"sent": 0, "received": 0, "connections": 0, "closed": 0, "refused": 0, "close_codes": {}}
+
+    async def go():
+        deadline = time.perf_counter() + seconds
+        await asyncio.gather(*(sync_flood(base, game, deadline, counts) for _ in range(flood)), return_exceptions=True)
+
+    asyncio.run(go())
+    out.send(counts)
+
+
+async def run(base: str, games: int, seconds: float, game: str, seed: int, think: float = 0.0, flood: int = 0) -> dict:
     lat: list[float] = []
     seen: dict = {}
     rng = random.Random(seed)
     deadline = time.perf_counter() + seconds
     t0 = time.perf_counter()
+    counts: dict = {}
+    if flood:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        recv, send = ctx.Pipe(duplex=False)
+        flooder = ctx.Process(target=_flood_process, args=(base, game, seconds, flood, send), daemon=True)
+        flooder.start()
     tables = await asyncio.gather(*(play_games(base, game, deadline, random.Random(rng.random()), lat, seen, think) for _ in range(games)))
     wall = time.perf_counter() - t0
+    if flood:
+        counts = await asyncio.to_thread(recv.recv)
+        flooder.join(10)
     results = [r for table in tables for r in table]
     lost = dup = 0
     for gid, sent in results:
@@ -126,7 +193,7 @@ async def run(base: str, games: int, seconds: float, game: str, seed: int, think
     q = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
     return {"games": games, "played": len(results), "moves": len(lat), "seconds": round(wall, 2), "moves_per_s": round(len(lat) / wall, 1),
             "p50_ms": round(q(0.50), 1), "p99_ms": round(q(0.99), 1), "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
-            "lost": lost, "duplicated": dup}
+            "lost": lost, "duplicated": dup, **({"flood": counts} if flood else {})}
 
 
 def main(argv=None) -> None:
@@ -138,16 +205,22 @@ def main(argv=None) -> None:
     ap.add_argument("--think", type=float, default=0.0, help="mean seconds a client waits before each move (0: as fast as possible)")
     ap.add_argument("--url", default=None, help="a running server (default: start one on a temporary SQLite file)")
     ap.add_argument("--db", default=None, help="database URL for the server started here")
+    ap.add_argument("--sync-flood", type=int, default=0, metavar="K", help="K spectators flooding `sync` requests (see above)")
+    ap.add_argument("--server-limits", action="store_true",
+                    help="start the server with its default limits (per-connection message rate included); "
+                         "else the benchmark raises the game and message rates (one client plays everything)")
     args = ap.parse_args(argv)
     me0 = time.process_time()
     if args.url:
-        res = asyncio.run(run(args.url.rstrip("/"), args.games, args.seconds, args.game, args.seed, args.think))
+        res = asyncio.run(run(args.url.rstrip("/"), args.games, args.seconds, args.game, args.seed, args.think, args.sync_flood))
     else:
         with tempfile.TemporaryDirectory() as d:
             db = args.db or f"sqlite:///{Path(d) / 'bench.sqlite3'}"
-            with ServerProcess(db) as srv:
+            extra = BENCH_LIMITS[:2] + BENCH_LIMITS[4:] if args.server_limits else BENCH_LIMITS
+            with ServerProcess(db, extra_args=extra) as srv:
+                assert srv.proc is not None  # started by the with
                 cpu0 = _cpu_seconds(srv.proc.pid)
-                res = asyncio.run(run(srv.url, args.games, args.seconds, args.game, args.seed, args.think))
+                res = asyncio.run(run(srv.url, args.games, args.seconds, args.game, args.seed, args.think, args.sync_flood))
                 cpu1 = _cpu_seconds(srv.proc.pid)
             if cpu0 is not None and cpu1 is not None and res["moves"]:  # includes the final checks, a slight overestimate
                 res["server_cpu_ms_per_move"] = round((cpu1 - cpu0) * 1000 / res["moves"], 3)
@@ -156,7 +229,10 @@ def main(argv=None) -> None:
     print(f"{res['games']} concurrent {args.game} games over WebSockets (think {args.think} s, {res['played']} games played): {res['moves']} moves in {res['seconds']} s = "
           f"{res['moves_per_s']} moves/s; latency p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms; "
           f"lost {res['lost']}, duplicated {res['duplicated']}; CPU per move: server {res.get('server_cpu_ms_per_move', '?')} ms, "
-          f"load generator {res.get('client_cpu_ms_per_move', '?')} ms")
+          f"load generator {res.get('client_cpu_ms_per_move', '?')} ms"
+          + (f"; sync flood: {res['flood']['sent']} sent, {res['flood']['received']} answers, "
+             f"{res['flood']['connections']} connections, {res['flood']['refused']} refused, closed {res['flood']['close_codes']}"
+             if "flood" in res else ""))
     print(json.dumps(res))
 
 

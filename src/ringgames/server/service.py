@@ -14,19 +14,26 @@ import logging
 import multiprocessing
 import random
 import secrets
+from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
-
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from typing import cast
 
 import orjson
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session, sessionmaker
 
 from .. import load_game
 from ..protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
+from . import seats as seat_tokens
 from .db import ChatRow, GameRow, MoveRow, make_engine, migrate, sessions
+from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
+
+__all__ = ["MAX_MESSAGE_CHARS", "ApiError", "Hub", "Room", "clip", "short"]
 
 log = logging.getLogger("ringgames.server")
 
@@ -36,19 +43,8 @@ SETUP_PLIES = {"gyges": 2}
 PRESETS = {"gyges": ["321123", "123321", "231132", "312213"]}
 MAX_NAME = 40
 MAX_CHAT = 500
-
-
-class ApiError(Exception):
-    """An error for the client: HTTP status, a short code and a readable message."""
-
-    def __init__(self, status: int, code: str, message: str, **extra: Any):
-        super().__init__(message)
-        self.status, self.code, self.message, self.extra = status, code, message, extra
-
-    def payload(self) -> dict:
-        return {"error": self.code, "message": self.message, **self.extra}
-
-
+#: the longest action string accepted (one action's notation is a few characters)
+MAX_ACTION_CHARS = 100
 def clean_name(name: str | None, default: str) -> str:
     """Player names: trimmed, printable, at most MAX_NAME characters (pages render them as text)."""
     name = "".join(ch for ch in (name or "") if ch.isprintable()).strip()[:MAX_NAME]
@@ -84,15 +80,33 @@ class Room:
     listeners: set = field(default_factory=set)
     chat: list[dict] = field(default_factory=list)
     ai_task: asyncio.Task | None = None
+    #: when the room was last asked for (event loop time), for evicting idle rooms
+    touched: float = 0.0
+    #: the encoded state (JSON text) and the key of the state it encodes; see ``Hub.state_json``
+    encoded: str | None = None
+    encoded_key: tuple | None = None
+
+    def state_key(self) -> tuple:
+        """Changes whenever what ``Hub.snapshot`` shows changes (moves, status, seats, tags, draw offers)."""
+        return (len(self.state.history), self.row.status, id(self.row.seats), id(self.row.tags), tuple(self.row.draw_offers or ()))
 
 
 class Hub:
-    def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3):
+    def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, run_computers: bool = True,
+                 room_idle_seconds: float = 600.0, max_rooms: int = 5000):
+        """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
+        database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
+        watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
+        database is the truth and a later request loads them again."""
         self.db_url = db_url
-        self.engine = None
-        self.Session = None
+        self.engine: Engine | None = None
+        self._sessionmaker: sessionmaker[Session] | None = None
         self.rooms: dict[str, Room] = {}
-        self._loading: dict[str, asyncio.Lock] = {}
+        #: games being loaded now: the first request loads, the others wait for its outcome (empty when idle)
+        self._loading: dict[str, asyncio.Future] = {}
+        self.run_computers = run_computers
+        self.room_idle_seconds = room_idle_seconds
+        self.max_rooms = max_rooms
         self.ai_workers = ai_workers
         self.ai_delay = ai_delay
         self._pool: ProcessPoolExecutor | None = None
@@ -101,23 +115,46 @@ class Hub:
         #: moves waiting for the writer: (game id, game row values, move row, future resolved after the commit)
         self._pending: list[tuple[str, dict, dict, asyncio.Future]] = []
         self._writer: asyncio.Task | None = None
-        self._wake: asyncio.Event | None = None
-        self._moves_t = MoveRow.__table__
-        games = GameRow.__table__
+        self._wake = asyncio.Event()  # made anew with each writer task
+        # the declarative base types __table__ as a FromClause; these are Tables
+        self._moves_t = cast(Table, MoveRow.__table__)
+        games = cast(Table, GameRow.__table__)
         self._game_update = update(games).where(games.c.id == bindparam("gid")).values(
             {c: bindparam(f"v_{c}", type_=games.c[c].type) for c in ("status", "result", "ply", "draw_offers", "updated")})
+
+    @property
+    def Session(self) -> sessionmaker[Session]:  # noqa: N802 (used like the class it makes)
+        """The database session factory (after :meth:`start`)."""
+        if self._sessionmaker is None:
+            raise RuntimeError("the hub is not started")
+        return self._sessionmaker
 
     # -- life cycle ------------------------------------------------------
     async def start(self) -> None:
         await asyncio.to_thread(migrate, self.db_url)
         self.engine = make_engine(self.db_url)
-        self.Session = sessions(self.engine)
+        self._sessionmaker = sessions(self.engine)
         self._freeze()
+        self._spawn(self._sweep())
+        if not self.run_computers:
+            return
         # resume computer moves of unfinished games
         ids = await asyncio.to_thread(self._live_ids)
         for gid in ids:
             room = await self.room(gid)
             self._maybe_ai(room)
+
+    def _spawn(self, coro) -> asyncio.Task:
+        t = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(t)
+        t.add_done_callback(self._tasks.discard)
+        return t
+
+    async def _sweep(self) -> None:
+        """Evict idle rooms now and then (every quarter of the idle time, at least every 60 s)."""
+        while True:
+            await asyncio.sleep(min(60.0, max(1.0, self.room_idle_seconds / 4)))
+            self.evict_idle()
 
     async def stop(self) -> None:
         for t in list(self._tasks):
@@ -160,62 +197,120 @@ class Hub:
             return row, moves, chat
 
     async def room(self, gid: str) -> Room:
-        """The live room of game ``gid`` (replayed from the database on first use)."""
-        room = self.rooms.get(gid)
-        if room is not None:
-            return room
-        lock = self._loading.setdefault(gid, asyncio.Lock())
-        async with lock:
+        """The live room of game ``gid`` (replayed from the database on first use).
+
+        Concurrent requests for a game not in memory share one load; nothing is kept for an
+        id that is not a game (no lock, no entry)."""
+        loop = asyncio.get_running_loop()
+        while True:
             room = self.rooms.get(gid)
             if room is not None:
+                room.touched = loop.time()
                 return room
-            loaded = await asyncio.to_thread(self._load, gid) if len(gid) <= 32 else None
-            if loaded is None:
-                raise ApiError(404, "unknown_game", f"there is no game {gid!r}")
-            row, moves, chat = loaded
-            game = load_game(row.game, row.variant, row.players)
-            self._freeze(game.name)
-            state = game.new_initial_state() if row.start is None else game.state_from_position(row.start)
-            texts, seats_of = [], []
-            for m in moves:
-                if m.action == RESIGN:
-                    state.resign(m.seat)
-                elif m.action == AGREED_DRAW:
-                    state.agree_draw()
-                else:
-                    state.play(m.action)
-                texts.append(m.text)
-                seats_of.append(m.seat)
-            room = Room(gid, row, state, texts, seats_of)
-            room.chat = [{"name": c.name, "text": c.text} for c in chat]
-            self._evict()
-            self.rooms[gid] = room
-            return room
+            pending = self._loading.get(gid)
+            if pending is None:
+                break
+            await asyncio.wait([pending])  # another request is loading it: use its outcome
+            if not pending.cancelled() and isinstance(err := pending.exception(), ApiError):
+                raise ApiError(err.status, err.code, err.message, **err.extra)
+        fut = loop.create_future()
+        self._loading[gid] = fut
+        try:
+            room = await self._load_room(gid)
+        except BaseException as exc:
+            if isinstance(exc, ApiError):
+                fut.set_exception(exc)
+                fut.exception()  # retrieved: no "never retrieved" warning when nobody else waited
+            else:
+                fut.cancel()  # the waiters try again themselves
+            raise
+        finally:
+            del self._loading[gid]
+        room.touched = loop.time()
+        self.rooms[gid] = room
+        fut.set_result(room)
+        self._evict_over_capacity()
+        if self.run_computers:
+            self._maybe_ai(room)
+        return room
 
-    def _evict(self, keep: int = 5000) -> None:
-        """Forget finished games nobody watches once many games are in memory (they reload on demand)."""
-        if len(self.rooms) < keep:
+    async def _load_room(self, gid: str) -> Room:
+        loaded = await asyncio.to_thread(self._load, gid) if len(gid) <= 32 else None
+        if loaded is None:
+            raise ApiError(404, "unknown_game", f"there is no game {clip(gid)}")
+        row, moves, chat = loaded
+        game = load_game(row.game, row.variant, row.players)
+        self._freeze(game.name)
+        state = game.new_initial_state() if row.start is None else game.state_from_position(row.start)
+        texts, seats_of = [], []
+        for m in moves:
+            if m.action == RESIGN:
+                state.resign(m.seat)
+            elif m.action == AGREED_DRAW:
+                state.agree_draw()
+            else:
+                state.play(m.action)
+            texts.append(m.text)
+            seats_of.append(m.seat)
+        room = Room(gid, row, state, texts, seats_of)
+        room.chat = [{"name": c.name, "text": c.text} for c in chat]
+        return room
+
+    @asynccontextmanager
+    async def _locked(self, gid: str) -> AsyncIterator[Room]:
+        """The room of ``gid`` with its lock held; if the room was evicted while we waited for the lock,
+        the room that is in memory now (loaded again from the database) instead."""
+        while True:
+            room = await self.room(gid)
+            async with room.lock:
+                if self.rooms.get(gid) is room:
+                    yield room
+                    return
+
+    @staticmethod
+    def _busy(room: Room) -> bool:
+        """Somebody watches, a request holds its lock, or a computer is thinking: the room stays in memory."""
+        return bool(room.listeners) or room.lock.locked() or (room.ai_task is not None and not room.ai_task.done())
+
+    def evict_idle(self, idle: float | None = None) -> int:
+        """Drop rooms not asked for during ``idle`` seconds (default: ``room_idle_seconds``) and not busy.
+
+        Finished, imported (also unfinished) and live games alike: the database holds all of
+        them, and the next request loads them again. Returns how many were dropped."""
+        cutoff = asyncio.get_running_loop().time() - (self.room_idle_seconds if idle is None else idle)
+        gone = [gid for gid, r in self.rooms.items() if r.touched <= cutoff and not self._busy(r)]
+        for gid in gone:
+            del self.rooms[gid]
+        return len(gone)
+
+    def _evict_over_capacity(self) -> None:
+        """Above ``max_rooms``, drop the least recently used rooms that are not busy (down to 90 %)."""
+        if len(self.rooms) <= self.max_rooms:
             return
-        for gid, r in list(self.rooms.items()):
-            if r.state.is_terminal() and not r.listeners and not r.lock.locked():
-                del self.rooms[gid]
-                self._loading.pop(gid, None)
+        target = max(1, int(self.max_rooms * 0.9))
+        now = asyncio.get_running_loop().time()
+        for r in sorted(self.rooms.values(), key=lambda r: r.touched):
+            if len(self.rooms) <= target:
+                break
+            if not self._busy(r) and r.touched < now:  # never the room just loaded for the request at hand
+                del self.rooms[r.id]
 
     # -- creating --------------------------------------------------------
     async def create(self, game: str, variant: str | None, players: int | None, seats: list[dict],
-                     setup: str | None = None, owner_tokens: list[str] = ()) -> tuple[Room, dict[int, str]]:
+                     setup: str | None = None) -> tuple[Room, dict[int, str], dict[int, str]]:
         """A new game. ``seats``: one dict per seat, ``kind`` me|invite|open|computer, ``name``, ``level``.
 
-        Returns the room and the tokens of the "me" seats (the creator's).
+        Returns the room, the seat tokens of the "me" seats (the creator's) and the invite tokens of the
+        "invite" seats (single use; only their hashes are stored).
         """
         try:
             g = load_game(game, variant, players)
         except ValueError as exc:
-            raise ApiError(400, "bad_game", str(exc)) from None
+            raise ApiError(422, "bad_game", str(exc)) from None
         self._freeze(g.name)
         if len(seats) != g.num_players:
-            raise ApiError(400, "bad_seats", f"{g.title} with {g.num_players} players needs {g.num_players} seats, got {len(seats)}")
-        out, mine = [], {}
+            raise ApiError(422, "bad_seats", f"{g.title} with {g.num_players} players needs {g.num_players} seats, got {len(seats)}")
+        out, mine, invites = [], {}, {}
         for i, spec in enumerate(seats):
             kind = str(spec.get("kind", "me"))
             seat_name = g.seat_names[i]
@@ -224,26 +319,27 @@ class Hub:
                 try:
                     level = None if level in (None, "") else int(level)
                 except (TypeError, ValueError):
-                    raise ApiError(400, "bad_seats", f"seat {seat_name}: level must be a number") from None
+                    raise ApiError(422, "bad_seats", f"seat {seat_name}: level must be a number") from None
                 out.append({"kind": "computer", "name": f"computer{'' if level is None else f' (level {level})'}",
-                            "spec": agent_spec(level), "level": level, "token": None, "joined": True, "invite": False})
+                            "spec": agent_spec(level), "level": level, "token_hash": None, "joined": True, "invite": False})
             elif kind in ("me", "invite", "open"):
-                tok = secrets.token_urlsafe(18)
-                joined = kind == "me"
-                out.append({"kind": "human", "name": clean_name(spec.get("name"), "me" if joined else seat_name) if joined else clean_name(None, "waiting…"),
-                            "spec": None, "level": None, "token": tok, "joined": joined, "invite": kind == "invite", "open": kind == "open"})
-                if kind == "me":
+                name = clean_name(spec.get("name"), "me") if kind == "me" else clean_name(None, "waiting…")
+                seat, tok, inv = seat_tokens.human_seat(kind, name)
+                out.append(seat)
+                if tok:
                     mine[i] = tok
+                if inv:
+                    invites[i] = inv
             else:
-                raise ApiError(400, "bad_seats", f"seat {seat_name}: kind must be me, invite, open or computer, not {kind!r}")
+                raise ApiError(422, "bad_seats", f"seat {seat_name}: kind must be me, invite, open or computer, not {kind!r}")
         if setup not in (None, "", "free", "preset", "random"):
-            raise ApiError(400, "bad_setup", "setup must be free, preset or random")
+            raise ApiError(422, "bad_setup", "setup must be free, preset or random")
         state = g.new_initial_state()
         row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=out,
                       status="live", source="play", start=None, tags={"setup": setup or "free"}, draw_offers=[],
                       result="none", ply=0)
         row.status = self._status(row, state)
-        room = Room(row.id, row, state, [], [])
+        room = Room(row.id, row, state, [], [], touched=asyncio.get_running_loop().time())
         pre: list[tuple[int, int, str]] = []
         if setup == "random":
             rng = random.Random()
@@ -253,12 +349,13 @@ class Hub:
                 pre.append((a, p, state.action_to_string(a)))
                 state.apply_action(a)
         await asyncio.to_thread(self._insert, row, pre)
-        for a, p, t in pre:
+        for _a, p, t in pre:
             room.texts.append(t)
             room.seats_of.append(p)
         self.rooms[row.id] = room
+        self._evict_over_capacity()
         self._maybe_ai(room)
-        return room, mine
+        return room, mine, invites
 
     def _insert(self, row: GameRow, pre) -> None:
         with self.Session.begin() as s:
@@ -279,49 +376,57 @@ class Hub:
     # -- seats -----------------------------------------------------------
     @staticmethod
     def seats_for(room: Room, tokens: list[str]) -> list[int]:
-        toks = {t for t in tokens if t}
-        return [i for i, s in enumerate(room.row.seats) if s.get("token") and s["token"] in toks]
+        """The seats of ``room`` that ``tokens`` hold (see :mod:`.seats`)."""
+        return seat_tokens.held(room.row.seats, tokens)
 
-    async def join(self, gid: str, seat: int, name: str | None, token: str | None) -> tuple[Room, str]:
-        """Take seat ``seat``: with its invite token, or without one if the seat is open."""
-        room = await self.room(gid)
-        async with room.lock:
+    async def join(self, gid: str, seat: int, name: str | None, invite: str | None, *, vouched: bool = False) -> tuple[Room, str]:
+        """Take seat ``seat``: with its invite token (used up), or without one if the seat is open (or ``vouched``
+        for by the server). Returns the room and the player's fresh seat token."""
+        async with self._locked(gid) as room:
             seats = [dict(s) for s in room.row.seats]
             if not 0 <= seat < len(seats):
-                raise ApiError(400, "bad_seat", f"there is no seat {seat}")
+                raise ApiError(422, "bad_seat", f"there is no seat {seat}")
             s = seats[seat]
-            if s["kind"] != "human":
-                raise ApiError(403, "not_a_human_seat", "that seat is played by the computer")
-            if token != s["token"]:
-                if token:
-                    raise ApiError(403, "bad_token", "this invite link is not valid for that seat")
-                if not s.get("open") or s["joined"]:
-                    raise ApiError(403, "seat_taken", "that seat is not open; you need its invite link")
+            token = seat_tokens.claim(s, invite, vouched=vouched)
             s["name"] = clean_name(name, room.state.game.seat_names[seat])
-            s["joined"] = True
             room.row.seats = seats
             room.row.status = self._status(room.row, room.state)
             await asyncio.to_thread(self._save_row, room.row)
             await self.broadcast(room)
-            return room, s["token"]
+            return room, token
+
+    async def reinvite(self, gid: str, seat: int, tokens: list[str]) -> str:
+        """A new single-use invite token for waiting seat ``seat``, for a player of the game (the old link dies)."""
+        async with self._locked(gid) as room:
+            if not self.seats_for(room, tokens):
+                raise ApiError(403, "not_your_seat", "only players of this game can invite")
+            seats = [dict(s) for s in room.row.seats]
+            if not 0 <= seat < len(seats):
+                raise ApiError(422, "bad_seat", f"there is no seat {seat}")
+            invite = seat_tokens.reinvite(seats[seat])
+            room.row.seats = seats
+            await asyncio.to_thread(self._save_row, room.row)
+            return invite
 
     def _save_row(self, row: GameRow) -> None:
         with self.Session.begin() as s:
             s.merge(row)
 
     # -- acting ----------------------------------------------------------
-    async def act(self, gid: str, action: str | int, tokens: list[str], ply: int | None = None) -> Room:
-        """Play ``action`` (notation or id) for the seat to move, if ``tokens`` hold that seat's token.
+    async def act(self, gid: str, action: str | int, tokens: list[str], ply: int) -> Room:
+        """Play ``action`` (notation or id) at ``ply`` for the seat to move, if ``tokens`` hold that seat's token.
 
-        The action is committed to the database, then broadcast. On any error the
+        ``ply`` must be the game's ply (else 409 stale_ply): a repeated submission can never count as the
+        next seat's move. The action is committed to the database, then broadcast. On any error the
         state is unchanged.
         """
-        room = await self.room(gid)
-        async with room.lock:
+        async with self._locked(gid) as room:
             st = room.state
             if st.is_terminal():
                 raise ApiError(409, "game_over", f"the game is over ({st.result_string()})")
-            if ply is not None and ply != len(st.history):
+            if isinstance(ply, bool) or not isinstance(ply, int):
+                raise ApiError(400, "bad_request", "ply: an integer is required (the ply the game is at)")
+            if ply != len(st.history):
                 raise ApiError(409, "stale_ply", f"the game is at ply {len(st.history)}, not {ply}", ply=len(st.history))
             p = st.current_player()
             seat = room.row.seats[p]
@@ -330,6 +435,8 @@ class Hub:
                                to_move=st.game.seat_names[p])
             if isinstance(action, bool) or not isinstance(action, (int, str)):
                 raise ApiError(400, "bad_action", "action must be a string in the game's notation or an action id")
+            if isinstance(action, str) and len(action) > MAX_ACTION_CHARS:
+                raise ApiError(422, "illegal_action", f"{clip(action)} is not an action: an action is at most {MAX_ACTION_CHARS} characters")
             allowed = self._preset_filter(room)
             try:
                 a = st.play(action)
@@ -418,7 +525,7 @@ class Hub:
                     if not fut.done():
                         fut.set_exception(exc if isinstance(exc, Exception) else RuntimeError("the server is stopping"))
                 raise
-            for (*_, fut), err in zip(batch, errors):
+            for (*_, fut), err in zip(batch, errors, strict=True):
                 if fut.done():
                     continue
                 if err is None:
@@ -445,14 +552,14 @@ class Hub:
 
     def _write_moves(self, batch: list[tuple[str, dict, dict]]) -> None:
         now = _utcnow()
+        assert self.engine is not None  # the writer runs between start() and stop()
         with self.engine.begin() as conn:  # one transaction: the moves (unique per game and ply) and their game rows
             conn.execute(insert(self._moves_t), [m for _, _, m in batch])
             conn.execute(self._game_update, [{"gid": g, **{f"v_{k}": v for k, v in values.items()}, "v_updated": now}
                                              for g, values, _ in batch])
 
     async def resign(self, gid: str, tokens: list[str], seat: int | None = None) -> Room:
-        room = await self.room(gid)
-        async with room.lock:
+        async with self._locked(gid) as room:
             st = room.state
             if st.is_terminal():
                 raise ApiError(409, "game_over", "the game is already over")
@@ -468,8 +575,7 @@ class Hub:
 
     async def draw(self, gid: str, tokens: list[str], what: str) -> Room:
         """``what``: offer | accept | decline. The draw is agreed once every human seat still playing agrees."""
-        room = await self.room(gid)
-        async with room.lock:
+        async with self._locked(gid) as room:
             st = room.state
             if st.is_terminal():
                 raise ApiError(409, "game_over", "the game is already over")
@@ -500,7 +606,7 @@ class Hub:
         room = await self.room(gid)
         text = "".join(ch for ch in str(text) if ch.isprintable() or ch == " ").strip()[:MAX_CHAT]
         if not text:
-            raise ApiError(400, "empty", "empty chat message")
+            raise ApiError(422, "empty", "empty chat message")
         mine = self.seats_for(room, tokens)
         who = room.row.seats[mine[0]]["name"] if mine else clean_name(name, "spectator") + " (watching)"
         await asyncio.to_thread(self._store_chat, ChatRow(game_id=gid, name=who, text=text))
@@ -516,15 +622,12 @@ class Hub:
     # -- computer --------------------------------------------------------
     def _maybe_ai(self, room: Room) -> None:
         st = room.state
-        if st.is_terminal() or (room.ai_task and not room.ai_task.done()):
+        if not self.run_computers or st.is_terminal() or (room.ai_task and not room.ai_task.done()):
             return
         p = st.current_player()
         if room.row.seats[p]["kind"] != "computer":
             return
-        t = asyncio.get_running_loop().create_task(self._ai_move(room))
-        room.ai_task = t
-        self._tasks.add(t)
-        t.add_done_callback(self._tasks.discard)
+        room.ai_task = self._spawn(self._ai_move(room))
 
     async def _ai_move(self, room: Room) -> None:
         try:
@@ -585,7 +688,7 @@ class Hub:
             "position": st.position(),
             "to_move": None if terminal else st.current_player(),
             "legal": legal,
-            "moves": [{"ply": i, "seat": s, "text": t} for i, (t, s) in enumerate(zip(room.texts, room.seats_of))],
+            "moves": [{"ply": i, "seat": s, "text": t} for i, (t, s) in enumerate(zip(room.texts, room.seats_of, strict=True))],
             "result": st.result_string(),
             "reason": out.reason if out else None,
             "winners": list(out.winners) if out else [],
@@ -600,15 +703,7 @@ class Hub:
         g = room.state.game
         s = g.new_initial_state() if room.row.start is None else g.state_from_position(room.row.start)
         out = [s.position()]
-        resigned = iter(room.state._resigned)
-        for a in room.state.history:
-            if a == RESIGN:
-                s.resign(next(resigned))
-            elif a == AGREED_DRAW:
-                s.agree_draw()
-            else:
-                s.apply_action(a)
-            out.append(s.position())
+        out.extend(after.position() for _, after in room.state.replay_history())
         return out
 
     def list_games(self, status: str | None = None, limit: int = 100) -> list[dict]:
@@ -623,14 +718,29 @@ class Hub:
                  "updated": r.updated.isoformat() if r.updated else None} for r in rows]
 
     # -- live ------------------------------------------------------------
+    def state_json(self, room: Room) -> str:
+        """``snapshot(room)`` encoded as JSON text, computed once per change of the game and then reused
+        (broadcasts, ``hello`` and ``sync`` answers all send this text)."""
+        key = room.state_key()
+        if room.encoded is None or room.encoded_key != key:
+            room.encoded, room.encoded_key = orjson.dumps(self.snapshot(room)).decode(), key
+        return room.encoded
+
+    def state_message(self, room: Room) -> str:
+        """The ``{"type": "state", "state": ...}`` message of the current state, as JSON text."""
+        return '{"type":"state","state":' + self.state_json(room) + "}"
+
     async def broadcast(self, room: Room) -> None:
-        await self.send_all(room, {"type": "state", "state": self.snapshot(room)})
+        if room.listeners:
+            self._queue_all(room, self.state_message(room))
 
     async def send_all(self, room: Room, msg: dict) -> None:
         """Queue ``msg`` (encoded once) for every WebSocket of the room."""
-        if not room.listeners:
-            return
-        msg = orjson.dumps(msg).decode()
+        if room.listeners:
+            self._queue_all(room, orjson.dumps(msg).decode())
+
+    @staticmethod
+    def _queue_all(room: Room, msg: str) -> None:
         for q in list(room.listeners):
             try:
                 q.put_nowait(msg)
@@ -640,48 +750,59 @@ class Hub:
     # -- import ----------------------------------------------------------
     async def import_text(self, text: str, source: str) -> list[dict]:
         """Import every game record in ``text`` (any supported format). Returns one result per record/file."""
+        return await self._import_records(source, await asyncio.to_thread(self._parse_records, text, source))
+
+    async def import_upload(self, files: list[tuple[str, str]], max_games: int) -> list[dict]:
+        """Import uploaded files ``(name, text)``: all of them are read first, and if they hold more than
+        ``max_games`` games together, nothing is imported (413). A record that does not replay is
+        reported and the others are imported, as with ``import_text``."""
+        parsed = [(name, await asyncio.to_thread(self._parse_records, text, name)) for name, text in files]
+        total = sum(len(recs) for _, recs in parsed if isinstance(recs, list))
+        if total > max_games:
+            raise ApiError(413, "too_large", f"the upload holds {total:,} games, at most {max_games:,} are imported at once; "
+                                             "nothing was imported")
+        results: list[dict] = []
+        for name, recs in parsed:
+            results.extend(await self._import_records(name, recs))
+        return results
+
+    @staticmethod
+    def _parse_records(text: str, source: str) -> list | dict:
+        """The records in ``text``, or the error result of the whole file."""
         from ..records import RecordError, loads
 
         try:
-            recs = loads(text, source)
+            return loads(text, source)
         except RecordError as exc:
-            return [{"file": source, "ok": False, "error": str(exc)}]
-        results = []
-        for rec in recs:
-            try:
-                st = rec.replay()
-            except RecordError as exc:
-                results.append({"file": source, "ok": False, "error": str(exc)})
-                continue
-            gid = await asyncio.to_thread(self._store_import, st, rec)
-            results.append({"file": source, "ok": True, "id": gid, "game": st.game.name, "result": st.result_string(),
-                            "plies": len(st.history)})
-        return results
+            return {"file": source, "ok": False, "error": short(str(exc))}
+
+    async def _import_records(self, source: str, recs: list | dict) -> list[dict]:
+        if isinstance(recs, dict):
+            return [recs]
+        return [await asyncio.to_thread(self._import_one, rec, source) for rec in recs]
+
+    def _import_one(self, rec, source: str) -> dict:
+        """Replay one record and store it (in a worker thread: the event loop keeps serving the games)."""
+        from ..records import RecordError
+
+        try:
+            st = rec.replay()
+        except RecordError as exc:
+            return {"file": source, "ok": False, "error": short(str(exc))}
+        gid = self._store_import(st, rec)
+        return {"file": source, "ok": True, "id": gid, "game": st.game.name, "result": st.result_string(), "plies": len(st.history)}
 
     def _store_import(self, st: State, rec) -> str:
         g = st.game
         names = [clean_name(rec.tags.get(n.capitalize()) or rec.tags.get(n), n) for n in g.seat_names]
-        seats = [{"kind": "record", "name": n, "spec": None, "level": None, "token": None, "joined": True, "invite": False} for n in names]
+        seats = [{"kind": "record", "name": n, "spec": None, "level": None, "token_hash": None, "joined": True, "invite": False} for n in names]
         tags = {k: str(v)[:200] for k, v in rec.tags.items() if k not in ("Game", "Variant", "Players")}
         tags["file"] = str(rec.source).rsplit("/", 1)[-1][:200]
         row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=seats,
                       status="finished" if st.is_terminal() else "archived", source="import", start=st._start_position(),
                       tags=tags, draw_offers=[], result=st.result_string(), ply=len(st.history))
-        start = row.start
-        s = g.new_initial_state() if start is None else g.state_from_position(start)
-        resigned = iter(st._resigned)
-        moves = []
-        for i, a in enumerate(st.history):
-            if a == RESIGN:
-                seat = next(resigned)
-                moves.append(MoveRow(game_id=row.id, ply=i, action=a, text="resign", seat=seat))
-                s.resign(seat)
-            elif a == AGREED_DRAW:
-                moves.append(MoveRow(game_id=row.id, ply=i, action=a, text="draw", seat=max(s.current_player(), 0)))
-                s.agree_draw()
-            else:
-                moves.append(MoveRow(game_id=row.id, ply=i, action=a, text=s.action_to_string(a), seat=s.current_player()))
-                s.apply_action(a)
+        moves = [MoveRow(game_id=row.id, ply=i, action=e.action, text=e.text, seat=max(e.seat, 0))
+                 for i, e in enumerate(st.history_entries())]
         with self.Session.begin() as ses:
             ses.add(row)
             ses.flush()
@@ -690,7 +811,7 @@ class Hub:
 
 
 def _utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def escape(text: str) -> str:

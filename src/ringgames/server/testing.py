@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 
 
@@ -22,7 +23,7 @@ class ServerProcess:
     """``ringgames serve`` on 127.0.0.1 with the given database; ``kill()`` is a hard SIGKILL."""
 
     def __init__(self, db_url: str, *, port: int | None = None, ai_delay: float = 0.0, ai_workers: int = 1, log: Path | None = None,
-                 extra_args: list[str] = ()):
+                 extra_args: Sequence[str] = ()):
         self.db_url, self.ai_delay, self.ai_workers = db_url, ai_delay, ai_workers
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -30,7 +31,7 @@ class ServerProcess:
         self.log = log
         self.extra_args = list(extra_args)  # more `ringgames serve` options
 
-    def start(self, timeout: float = 30.0) -> "ServerProcess":
+    def start(self, timeout: float = 30.0) -> ServerProcess:
         env = dict(os.environ)
         src = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -67,7 +68,7 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.kill()
 
-    def __enter__(self) -> "ServerProcess":
+    def __enter__(self) -> ServerProcess:
         return self.start()
 
     def __exit__(self, *exc) -> None:

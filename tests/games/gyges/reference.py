@@ -245,7 +245,7 @@ def successor_key(board, side: int, key: int, action: int) -> int:
 class ReferenceGygesState(State):
     """A Gygès position with its history. Build it with :class:`ReferenceGygesGame`."""
 
-    def __init__(self, game: "ReferenceGygesGame", board=None, side: int = 0, phase: int = SETUP_SOUTH, start: str | None = None):
+    def __init__(self, game: ReferenceGygesGame, board=None, side: int = 0, phase: int = SETUP_SOUTH, start: str | None = None):
         self.game = game
         self._replace = game.variant != "beginner"
         self._board = list(board) if board is not None else [0] * NSQ
@@ -369,7 +369,7 @@ class ReferenceGygesState(State):
             for c in range(SIZE):
                 b[base + c] = 0
 
-    def clone(self) -> "ReferenceGygesState":
+    def clone(self) -> ReferenceGygesState:
         c = object.__new__(ReferenceGygesState)
         c.__dict__.update(self.__dict__)
         c._board = self._board[:]

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from itertools import compress
 
-from ringgames.protocol import TERMINAL, Game, NotationError, Outcome, State
 from ringgames.games.rings.board import (
     CIRCLE_NAMES,
     CIRCLE_NEIGHBOURS,
@@ -56,6 +55,7 @@ from ringgames.games.rings.notation import (
     parse_action,
     parse_position,
 )
+from ringgames.protocol import TERMINAL, Game, NotationError, Outcome, State
 
 __all__ = ["ReferenceRingsGame", "ReferenceRingsState"]
 
@@ -91,10 +91,10 @@ class ReferenceRingsGame(Game):
     def num_distinct_actions(self) -> int:
         return NUM_ACTIONS
 
-    def new_initial_state(self) -> "ReferenceRingsState":
+    def new_initial_state(self) -> ReferenceRingsState:
         return ReferenceRingsState(self)
 
-    def state_from_position(self, position: str) -> "ReferenceRingsState":
+    def state_from_position(self, position: str) -> ReferenceRingsState:
         owner, mover, phase, passes, resigned = parse_position(position, self.num_players)
         n = self.num_players
         if len(resigned) >= n:
@@ -122,7 +122,7 @@ class ReferenceRingsGame(Game):
         s._start = s.position()
         return s
 
-    def perft_benchmark(self) -> tuple["ReferenceRingsState", int]:
+    def perft_benchmark(self) -> tuple[ReferenceRingsState, int]:
         """The empty board at depth 3 (10,077,912 nodes with 2 players; about half a second)."""
         return self.new_initial_state(), 3
 
@@ -381,11 +381,11 @@ class ReferenceRingsState(State):
         mover, phase, passes, pts, olds, rings = self._undo.pop()
         for c in reversed(rings):
             self._remove_ring(c)
-        for pt, o in zip(pts, olds):
+        for pt, o in zip(pts, olds, strict=True):
             self._set_owner(pt, o)
         self._mover, self._phase, self._passes = mover, phase, passes
 
-    def clone(self) -> "ReferenceRingsState":
+    def clone(self) -> ReferenceRingsState:
         s = ReferenceRingsState.__new__(ReferenceRingsState)
         s.__dict__.update(self.__dict__)
         for k in (

@@ -3,10 +3,11 @@
 import json
 
 from click.testing import CliRunner
-from .helpers import make
 
 from ringgames.cli import main
 from ringgames.records import Record
+
+from .helpers import make
 
 
 def run(args, input=None):

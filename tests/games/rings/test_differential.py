@@ -136,7 +136,8 @@ def test_batched_playouts_return_consistent_arrays(players):
     assert ret.shape == (count, players) and ret.dtype == np.float64
     assert scores.shape == (count, players) and winners.shape == (count,) and length.shape == (count,)
     assert np.allclose(ret.sum(axis=1), 0.0)
-    assert (length >= NUM_POINTS // 2).all()  # random games fill most of the board
+    # most random games fill most of the board (N passes in a row end a few early)
+    assert (length >= NUM_POINTS // 2).mean() >= 0.9
     for i in range(count):
         best = scores[i].max()
         mask = sum(1 << p for p in range(players) if scores[i, p] == best)

@@ -3,12 +3,13 @@
 import random
 
 import pytest
-from .helpers import make, random_state
 
 import ringgames
 from ringgames import NotationError, load_game
 from ringgames.games.rings.notation import CONVERT0, END, NUM_ACTIONS, PASS, action_to_string, parse_action
 from ringgames.records import Record, loads
+
+from .helpers import make, random_state
 
 EMPTY2 = "2/4/6/8/10/12/12/12/12/12/12/12/12/12/12/12/12/12/10/8/6/4/2 r place 0 -"
 

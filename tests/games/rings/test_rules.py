@@ -1,11 +1,12 @@
 """The rules: every worked example of the spec, chains, multi-opponent conversion, passes, scores, resignation."""
 
 import pytest
-from .helpers import ci, conv, make, owners
 
 from ringgames import TERMINAL, IllegalActionError, load_game
 from ringgames.games.rings.board import point_index
 from ringgames.games.rings.notation import END, PASS
+
+from .helpers import ci, conv, make, owners
 
 RED, BLUE, GREEN = 0, 1, 2
 CENTRE = "L11 M11 N12 M13 L13 K12"

@@ -18,9 +18,19 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ringgames.protocol import TERMINAL, Game, NotationError, Outcome, State
-from ringgames.games.yinsh.board import BETWEEN, NUM_POINTS, POINT_NAMES, RAYS, SYMMETRIES, WINDOW_ID, WINDOWS, WINDOWS_THROUGH, window_of
+from ringgames.games.yinsh.board import (
+    BETWEEN,
+    NUM_POINTS,
+    POINT_NAMES,
+    RAYS,
+    SYMMETRIES,
+    WINDOW_ID,
+    WINDOWS,
+    WINDOWS_THROUGH,
+    window_of,
+)
 from ringgames.games.yinsh.notation import parse_action_text, parse_position, point_name
+from ringgames.protocol import TERMINAL, Game, NotationError, Outcome, State
 
 __all__ = [
     "ReferenceYinshGame",
@@ -78,10 +88,10 @@ class ReferenceYinshGame(Game):
     def rings_to_win(self) -> int:
         return 1 if self.variant == "blitz" else 3
 
-    def new_initial_state(self) -> "YinshState":
+    def new_initial_state(self) -> YinshState:
         return YinshState(self)
 
-    def state_from_position(self, position: str) -> "YinshState":
+    def state_from_position(self, position: str) -> YinshState:
         """A state from a position string (see :mod:`.notation`). Raises NotationError."""
         s = YinshState(self)
         board, actor, phase, removed, mover, passes = parse_position(position)
@@ -339,7 +349,7 @@ class YinshState(State):
             self.rings[actor].append(p)
             self.removed[actor] -= 1
 
-    def clone(self) -> "YinshState":
+    def clone(self) -> YinshState:
         s = YinshState.__new__(YinshState)
         s.game = self.game
         s._win = self._win
@@ -400,7 +410,7 @@ class YinshState(State):
 
         return render(self)
 
-    def transformed(self, k: int) -> "YinshState":
+    def transformed(self, k: int) -> YinshState:
         """The position under board symmetry ``k`` (0..11), without history.
 
         Symmetry 0 is the identity; the others rotate and reflect about F6.

@@ -47,9 +47,9 @@ def test_cli_replay_json_matches_the_index(shared, index):
     some = index[:25]
     r = CliRunner().invoke(main, ["replay", "--json", *[str(folder / row["file"]) for row in some]])
     assert r.exit_code == 0, r.output
-    lines = [json.loads(l) for l in r.stdout.splitlines() if l.startswith("{")]
+    lines = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
     assert len(lines) == 25
-    for row, got in zip(some, lines):
+    for row, got in zip(some, lines, strict=True):
         assert (got["winner"], got["end"], got["rings_removed_white"], got["ring_moves"]) == (
             row["winner"], row["end"], int(row["rings_removed_white"]), int(row["ring_moves"]))
         assert got["players"] == {"white": row["white"], "black": row["black"]}
@@ -122,7 +122,6 @@ def test_cli_replay_goes_on_after_a_bad_file_and_exits_nonzero(tmp_path, shared,
 def test_gipf_short_and_long_forms_and_opponent_removals():
     from ringgames.games.yinsh.formats import parse_gipf, to_gipf
 
-    from .helpers import state as make_state
 
     # a game reaching a white row, written in short form (row omitted) and in long form
     opening = "1.e3 2.a5 3.b5 4.c6 5.d6 6.e4 7.h7 8.g2 9.g3 10.g8"
@@ -139,13 +138,11 @@ def test_gipf_short_and_long_forms_and_opponent_removals():
 
 
 def test_gipf_short_form_row_is_resolved_when_unambiguous():
-    from ringgames.games.yinsh.formats import parse_gipf, to_gipf
-    from ringgames.records import Record
-
     # play a random game until White removes a row, then write it in short form
     import random
 
     from ringgames import load_game
+    from ringgames.games.yinsh.formats import parse_gipf, to_gipf
 
     for seed in range(200):
         rng = random.Random(seed)

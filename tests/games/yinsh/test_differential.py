@@ -47,7 +47,7 @@ def test_kernel_agrees_on_positions_read_from_strings():
     rng = random.Random(5)
     ref_game = ReferenceYinshGame()
     game = load_game("yinsh")
-    for seed in range(200):
+    for _ in range(200):
         s = game.new_initial_state()
         for _ in range(rng.randrange(0, 120)):
             if s.is_terminal():

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from ringgames import deserialize_state, load_game
 from ringgames.games.yinsh import transform_action
-from ringgames.records import Record, loads
 from ringgames.games.yinsh.formats import parse_gipf, to_gipf
+from ringgames.records import Record, loads
 
 
 def random_state(seed: int, plies: int, variant="standard"):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from ...protocol import State
 

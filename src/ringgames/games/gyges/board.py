@@ -20,6 +20,7 @@ Action ids (``num_distinct_actions = 49_375``):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import permutations
 
 SIZE = 6
@@ -56,8 +57,8 @@ def square(row: int, col: int) -> int:
     return row * SIZE + col
 
 
-def _links():
-    bits = {}
+def _links() -> dict[tuple[int, int], int]:
+    bits: dict[tuple[int, int], int] = {}
     n = 0
     for sq in range(NSQ):
         r, c = ROW[sq], COL[sq]
@@ -101,7 +102,7 @@ def decode_move(action: int) -> tuple[int, int, int]:
 MIRROR_SQ = tuple(square(ROW[i], SIZE - 1 - COL[i]) for i in range(NSQ))
 
 
-def mirror_board(board) -> list[int]:
+def mirror_board(board: Sequence[int]) -> list[int]:
     """The board mirrored files a<->f."""
     return [board[MIRROR_SQ[i]] for i in range(NSQ)]
 

@@ -27,11 +27,15 @@ PASS_OPTION (39).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from . import kernel as K
 from .board import GOAL, NO_DROP, NSQ, PASS, encode_move
+
+if TYPE_CHECKING:
+    from .state import GygesState
 
 BOUNCE, REPLACE, PASS_OPTION = 37, 38, 39
 PIECE, STEP, LAND, DROP, DONE = "piece", "step", "land", "drop", "done"
@@ -41,7 +45,7 @@ PIECE, STEP, LAND, DROP, DONE = "piece", "step", "land", "drop", "done"
 class Node:
     """Where a move under construction stands. ``board`` is a tuple of 36 ints (mover not lifted)."""
 
-    board: tuple
+    board: tuple[int, ...]
     side: int
     replace: bool
     phase: str
@@ -70,7 +74,7 @@ class Node:
         return np.int64(occ)
 
 
-def root(state) -> Node:
+def root(state: GygesState) -> Node:
     """The decision root for the player to move in a play position of ``state``."""
     return Node(tuple(state.board), state._side, state._replace, PIECE)
 
@@ -129,7 +133,7 @@ def _advance(node: Node, opt: int, used: int) -> Node:
     raise ValueError(f"no decision in phase {node.phase}")
 
 
-def _replace(node: Node, **kw) -> Node:
+def _replace(node: Node, **kw: Any) -> Node:
     d = dict(node.__dict__)
     d.update(kw)
     return Node(**d)
@@ -161,7 +165,7 @@ def advance(node: Node, option: int) -> Node:
     raise ValueError(f"option {option} is not allowed in phase {node.phase}")
 
 
-def result(node: Node) -> tuple[tuple, int]:
+def result(node: Node) -> tuple[tuple[int, ...], int]:
     """``(board, side to move)`` after the finished move at a DONE node, played by the kernel
     (a win leaves the piece off the board)."""
     assert node.phase == DONE
@@ -174,17 +178,17 @@ def result(node: Node) -> tuple[tuple, int]:
     return tuple(s[:NSQ].tolist()), int(s[K.SIDE])
 
 
-def successor_positions(state) -> set[tuple[tuple, int]]:
+def successor_positions(state: GygesState) -> set[tuple[tuple[int, ...], int]]:
     """Every successor ``(board, side)`` reachable by the step decisions from ``state`` (memoised walk)."""
-    memo: dict = {}
+    memo: dict[tuple[str, int, int, int, int, int], frozenset[tuple[tuple[int, ...], int]]] = {}
 
-    def walk(node: Node) -> frozenset:
+    def walk(node: Node) -> frozenset[tuple[tuple[int, ...], int]]:
         if node.phase == DONE:
             return frozenset([result(node)])
         key = (node.phase, node.start, node.cur, node.rem, node.used, node.end)
         if key in memo:
             return memo[key]
-        acc: set = set()
+        acc: set[tuple[tuple[int, ...], int]] = set()
         for o in options(node):
             acc |= walk(advance(node, o))
         memo[key] = frozenset(acc)

@@ -57,11 +57,14 @@ import threading
 
 import numpy as np
 
+from ... import rng as _rng
 from ...jit import drop_stale_cache, njit
-from .board import GOAL, MOVE_BASE, NEIGHBORS, NO_DROP, NSQ, NUM_ARRANGEMENTS, PASS, ARRANGEMENTS, SIZE as WIDTH
+from ...rng import below
 from . import board as _board
+from .board import ARRANGEMENTS, GOAL, MOVE_BASE, NEIGHBORS, NO_DROP, NSQ, NUM_ARRANGEMENTS, PASS
+from .board import SIZE as WIDTH
 
-drop_stale_cache(__file__, _board.__file__)
+drop_stale_cache(__file__, _board.__file__, _rng.__file__)
 
 # ---------------------------------------------------------------- state layout
 SIDE = NSQ  # 36
@@ -87,10 +90,10 @@ ALL_SQUARES = (np.int64(1) << NSQ) - 1
 
 # ---------------------------------------------------------------- Zobrist keys
 # The same keys as the former pure-Python engine (random.Random(0x6C5E5)), as signed int64.
-_rng = random.Random(0x6C5E5)
-_z = [(0, _rng.getrandbits(64), _rng.getrandbits(64), _rng.getrandbits(64)) for _ in range(NSQ)]
-_zn = _rng.getrandbits(64)
-del _rng
+_zrng = random.Random(0x6C5E5)
+_z = [(0, _zrng.getrandbits(64), _zrng.getrandbits(64), _zrng.getrandbits(64)) for _ in range(NSQ)]
+_zn = _zrng.getrandbits(64)
+del _zrng
 
 
 def _signed(x: int) -> int:
@@ -173,7 +176,9 @@ LINK_H, LINK_V = _link_planes()
 
 def _walks_by_end():
     """The walks of :data:`P_END` etc. sorted by end square, with their links as (uh, uv)."""
-    wh, wv, wm = [], [], []
+    wh: list[int] = []
+    wv: list[int] = []
+    wm: list[int] = []
     erange = np.zeros((4, NSQ, NSQ, 2), dtype=np.int32)
     for k in range(1, 4):
         for sq in range(NSQ):
@@ -520,8 +525,9 @@ def reach_bound(board, occ, cur, rem, goal_row):
 
 
 @njit
-def random_move(s, occ, side, starts, ends, reps, drops, exact, cnt, heads, links, nexts, st_sq, st_used):
-    """A uniformly random legal action in play (numba's RNG), without listing the actions (*A move* 1–5, 9).
+def random_move(s, occ, side, starts, ends, reps, drops, exact, cnt, rng, heads, links, nexts, st_sq, st_used):
+    """A uniformly random legal action in play, without listing the actions (*A move* 1–5, 9);
+    draws with :func:`ringgames.rng.below` on ``rng``.
 
     Per movable piece the targets are first bounded from above (:func:`reach_bound`); an
     action is drawn uniformly from the bounded set (ends + replaces x drops) and kept if
@@ -566,7 +572,7 @@ def random_move(s, occ, side, starts, ends, reps, drops, exact, cnt, heads, link
                 total += cnt[i]
             if total == 0:
                 break  # no piece of this row can move: the next row
-            x = np.random.randint(total)
+            x = below(rng, total)
             i = 0
             while x >= cnt[i]:
                 x -= cnt[i]
@@ -600,10 +606,12 @@ def random_move(s, occ, side, starts, ends, reps, drops, exact, cnt, heads, link
 def random_actions(s, count, seed_value, out, heads, links, nexts, st_sq, st_used):
     """``count`` independent uniformly random legal actions of the player to move, into ``out``.
 
-    The draws of :func:`random_move` (the playouts' sampler) without playing them; the setup
-    phase draws arrangements. For tests and for researchers who sample moves in bulk.
+    The draws of :func:`random_move` (the fast playouts' sampler) without playing them, with
+    the generator of :mod:`ringgames.rng` seeded with ``seed_value``; the setup phase draws
+    arrangements. For tests and for researchers who sample moves in bulk.
     """
-    np.random.seed(seed_value)
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = np.uint64(seed_value)
     starts = np.empty(WIDTH, dtype=np.int32)
     ends = np.empty(WIDTH, dtype=np.int64)
     reps = np.empty(WIDTH, dtype=np.int64)
@@ -613,9 +621,9 @@ def random_actions(s, count, seed_value, out, heads, links, nexts, st_sq, st_use
     occ = occupancy(s)
     for j in range(count):
         if s[PHASE] != PLAY:
-            out[j] = np.random.randint(NUM_ARRANGEMENTS)
+            out[j] = below(rng, NUM_ARRANGEMENTS)
         else:
-            out[j] = random_move(s, occ, s[SIDE], starts, ends, reps, drops, exact, cnt,
+            out[j] = random_move(s, occ, s[SIDE], starts, ends, reps, drops, exact, cnt, rng,
                                  heads, links, nexts, st_sq, st_used)
 
 
@@ -949,19 +957,23 @@ def _count_table(keys, n, size):
 
 
 @njit
-def playout(s, keys, max_actions, heads, links, nexts, st_sq, st_used):
-    """Uniformly random legal actions (numba's RNG) until the game ends; returns the actions played.
+def playout(s, keys, max_actions, rng, record, fast, heads, links, nexts, st_sq, st_used):
+    """Uniformly random legal actions until the game ends; returns ``(played, keys)``.
 
-    ``keys`` holds the earlier play-phase keys (``keys[:s[NKEYS]]``); it may be replaced by
-    a larger array, so the (possibly new) array is returned too: ``(played, keys)``.
-    Moves come from :func:`random_move` (uniform over the legal actions, without listing
-    them). Repetitions are counted in a hash table of the keys (the same counts as
-    :func:`note_position`, without its scan of all earlier keys).
+    Each action is ``legal[below(rng, n)]`` of the ``n`` legal actions in ascending order
+    (:mod:`ringgames.rng`: the Python path draws the same); with ``fast``, play-phase moves
+    come from :func:`random_move` instead (uniform too, about 5 times faster, the same game
+    for the same seed, but not the game of the Python path). The first ``len(record)``
+    actions are written into ``record``. ``keys`` holds the earlier play-phase keys
+    (``keys[:s[NKEYS]]``); it may be replaced by a larger array, so the (possibly new)
+    array is returned too. Repetitions are counted in a hash table of the keys (the same
+    counts as :func:`note_position`, without its scan of all earlier keys).
     """
     size = 1024
     while size < 4 * (s[NKEYS] + 1):
         size *= 2
     table, counts = _count_table(keys, s[NKEYS], size)
+    out = np.empty(MAX_LEGAL, dtype=np.int32)
     starts = np.empty(WIDTH, dtype=np.int32)
     ends = np.empty(WIDTH, dtype=np.int64)
     reps = np.empty(WIDTH, dtype=np.int64)
@@ -970,12 +982,15 @@ def playout(s, keys, max_actions, heads, links, nexts, st_sq, st_used):
     exact = np.empty(WIDTH, dtype=np.int32)
     k = 0
     while k < max_actions and not is_over(s):
-        if s[PHASE] != PLAY:
-            apply_action(s, np.random.randint(NUM_ARRANGEMENTS))
-        else:
-            a = random_move(s, occupancy(s), s[SIDE], starts, ends, reps, drops, exact, cnt,
+        if fast and s[PHASE] == PLAY:
+            a = random_move(s, occupancy(s), s[SIDE], starts, ends, reps, drops, exact, cnt, rng,
                             heads, links, nexts, st_sq, st_used)
-            apply_action(s, a)
+        else:
+            n = generate(s, out, heads, links, nexts, st_sq, st_used)
+            a = out[below(rng, n)]
+        if k < record.shape[0]:
+            record[k] = a
+        apply_action(s, a)
         if s[PHASE] == PLAY:
             n = s[NKEYS]
             if n >= keys.shape[0]:
@@ -994,20 +1009,24 @@ def playout(s, keys, max_actions, heads, links, nexts, st_sq, st_used):
 
 
 @njit
-def playouts(s, keys, count, seed_value, max_actions, winners, reasons, lengths, heads, links, nexts, st_sq, st_used):
-    """``count`` random playouts from ``s`` (with its earlier keys ``keys[:s[NKEYS]]``).
+def playouts(s, keys, count, seed_value, max_actions, fast, winners, reasons, lengths, heads, links, nexts, st_sq, st_used):
+    """``count`` random playouts from ``s`` (with its earlier keys ``keys[:s[NKEYS]]``), game i
+    with seed ``seed_value + i`` (:mod:`ringgames.rng`; ``fast``: see :func:`playout`).
 
     Fills ``winners[count]`` (-1 draw or unfinished, 0 South, 1 North), ``reasons[count]``
     (:data:`R_GOAL`, :data:`R_REPETITION`, :data:`R_NONE` if ``max_actions`` ran out) and
     ``lengths[count]`` (actions played, setup included).
     """
-    np.random.seed(seed_value)
+    rng = np.empty(1, dtype=np.uint64)
+    record = np.empty(0, dtype=np.int32)
     n0 = s[NKEYS]
     buf = np.empty(max(1024, 2 * n0 + 64), dtype=np.int64)
     for i in range(count):
+        rng[0] = seed_value
+        rng += np.uint64(i)  # an array operation: wraps mod 2**64 without a warning
         t = s.copy()
         buf[:n0] = keys[:n0]
-        played, buf = playout(t, buf, max_actions, heads, links, nexts, st_sq, st_used)
+        played, buf = playout(t, buf, max_actions, rng, record, fast, heads, links, nexts, st_sq, st_used)
         lengths[i] = played
         if t[WINNER] >= 0:
             winners[i] = t[WINNER]
@@ -1256,7 +1275,7 @@ def can_finish(s, start, cur, rem, used, heads, links, nexts, st_sq, st_used):
 
 
 # ---------------------------------------------------------------- Python conveniences
-def movable_targets(board, side: int, replace: bool) -> list[tuple[int, set, set, list]]:
+def movable_targets(board, side: int, replace: bool) -> list[tuple[int, set[int], set[int], list[int]]]:
     """The movable pieces of ``side`` on ``board`` (36 ints) and their targets, as Python sets.
 
     ``[(start, ends, reps, drops), ...]``: ``ends`` holds empty end squares and :data:`GOAL`,

@@ -10,10 +10,16 @@ gets its paths from the kernel too (:func:`.kernel.canonical_landings`,
 
 from __future__ import annotations
 
+import functools
+import math
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...kernel_state import KernelState
-from ...protocol import TERMINAL, Game, IllegalActionError, NotationError, Outcome, State
+from ...protocol import TERMINAL, Game, IllegalActionError, NotationError, Outcome, Reason, State, Symmetry
+from ...rng import seed_state
+from ...textbounds import excerpt
 from . import kernel as K
 from .board import (
     ARRANGEMENTS,
@@ -46,10 +52,31 @@ SETUP_SOUTH, SETUP_NORTH, PLAY = K.SETUP_SOUTH, K.SETUP_NORTH, K.PLAY
 
 _MASK64 = (1 << 64) - 1
 
+#: Play-phase positions: four pieces of each height on 36 squares, times the side to move.
+_PLAY_POSITIONS = 2 * math.factorial(36) // (math.factorial(24) * math.factorial(4) ** 3)
+#: :meth:`GygesGame.truncation_length`.
+TRUNCATION_LENGTH = 10_000
 
-def _legal_kernel(s, out) -> int:
+
+@functools.lru_cache(maxsize=1)
+def _north_actions() -> np.ndarray:
+    from .observation import north_actions
+
+    perm = north_actions()
+    perm.setflags(write=False)
+    return perm
+
+
+@functools.lru_cache(maxsize=1)
+def _symmetries() -> list[Symmetry]:
+    from .observation import symmetries
+
+    return symmetries()
+
+
+def _legal_kernel(s: np.ndarray, out: np.ndarray) -> int:
     """The kernel's legal actions into ``out`` (a seam the tests can replace to force a pass)."""
-    return K.legal_actions(s, out, *K.workspace())
+    return int(K.legal_actions(s, out, *K.workspace()))
 
 
 class GygesState(KernelState):
@@ -64,7 +91,7 @@ class GygesState(KernelState):
     kernel = K
     max_legal = K.MAX_LEGAL
 
-    def __init__(self, game: "GygesGame", board=None, side: int = 0, phase: int = SETUP_SOUTH, start: str | None = None):
+    def __init__(self, game: GygesGame, board: Sequence[int] | None = None, side: int = 0, phase: int = SETUP_SOUTH, start: str | None = None):
         s = K.new_state(game.variant != "beginner")
         if board is not None:
             s[:NSQ] = board
@@ -76,18 +103,24 @@ class GygesState(KernelState):
         self._init_kernel_state(game, s, start)
 
     # -- the kernel (legal actions, apply/undo, clone, perft: KernelState) ----
-    def _kernel_legal(self, s, out) -> int:
+    def _kernel_legal(self, s: np.ndarray, out: np.ndarray) -> int:
         return _legal_kernel(s, out)
 
-    def _kernel_apply(self, s, action: int) -> None:
+    def _kernel_apply(self, s: np.ndarray, action: int) -> None:
         if s[K.NKEYS] >= len(self._keys):
             self._keys = np.concatenate([self._keys, np.zeros(len(self._keys), dtype=np.int64)])
         K.play(s, action, self._keys)
 
-    def _kernel_perft(self, s, depth: int) -> int:
-        return K.perft(s, depth, *K.workspace())
+    def _kernel_perft(self, s: np.ndarray, depth: int) -> int:
+        return int(K.perft(s, depth, *K.workspace()))
 
-    def _clone_into(self, c: "GygesState") -> None:
+    def _kernel_playout(self, s: np.ndarray, max_actions: int, rng: np.ndarray, record: np.ndarray) -> int:
+        keys = np.empty(max(1024, 2 * len(self._keys)), dtype=np.int64)
+        keys[: s[K.NKEYS]] = self._keys[: s[K.NKEYS]]
+        return int(K.playout(s, keys, max_actions, rng, record, False, *K.workspace())[0])
+
+    def _clone_into(self, c: KernelState) -> None:
+        assert isinstance(c, GygesState)
         c._keys = self._keys.copy()
 
     # -- small views of the array ------------------------------------------
@@ -106,11 +139,17 @@ class GygesState(KernelState):
     @property
     def board(self) -> list[int]:
         """The 36 squares (row 1 first, files a→f): 0 empty, else the piece's rings."""
-        return self.s[:NSQ].tolist()
+        board: list[int] = self.s[:NSQ].tolist()
+        return board
 
     def repetition_count(self) -> int:
         """How often the current position has occurred in the play phase (0 during the setup)."""
         return int(self.s[K.REPS])
+
+    def _observation(self, player: int) -> np.ndarray:
+        from .observation import observation
+
+        return observation(self, player)
 
     # -- protocol --------------------------------------------------------
     def current_player(self) -> int:
@@ -121,9 +160,9 @@ class GygesState(KernelState):
     def _rules_outcome(self) -> Outcome | None:
         s = self.s
         if s[K.WINNER] >= 0:
-            return Outcome((int(s[K.WINNER]),), "goal")
+            return Outcome((int(s[K.WINNER]),), Reason.GOAL)
         if s[K.PHASE] == PLAY and s[K.REPS] >= 3:
-            return Outcome((), "repetition")
+            return Outcome((), Reason.REPETITION)
         return None
 
     def position(self) -> str:
@@ -169,7 +208,7 @@ class GygesState(KernelState):
         if self._phase != PLAY:
             row = 1 if self._phase == SETUP_SOUTH else 6
             raise IllegalActionError(
-                f"{side} must first place a piece set on row {row}: six digits such as 321123, not {text.strip()!r}"
+                f"{side} must first place a piece set on row {row}: six digits such as 321123, not {excerpt(text.strip())}"
             )
         landings, wins, drop = parse_move_syntax(t)
         s = landings[0]
@@ -177,9 +216,9 @@ class GygesState(KernelState):
         v = b[s]
         if not v:
             raise IllegalActionError(f"{SQUARE_NAMES[s]} is empty")
-        starts, row = self._movable_info()
+        starts, movable_row = self._movable_info()
         if s not in starts:
-            where = f"row {row + 1}" if row is not None else "none"
+            where = f"row {movable_row + 1}" if movable_row is not None else "none"
             raise IllegalActionError(f"{SQUARE_NAMES[s]} is not on {side}'s movable row ({where})")
         b[s] = 0
         shown = move_string(landings, wins, drop)
@@ -194,8 +233,8 @@ class GygesState(KernelState):
             if drop is None and b[end]:
                 hint = ""
                 if self._replace and drops:
-                    x = SQUARE_NAMES[drops[0]]
-                    hint = f"; e.g. {shown}({x}) replaces it and drops the displaced piece on {x}"
+                    first = SQUARE_NAMES[drops[0]]
+                    hint = f"; e.g. {shown}({first}) replaces it and drops the displaced piece on {first}"
                 raise IllegalActionError(f"{shown}: {SQUARE_NAMES[end]} is occupied: bounce on it or replace it{hint}")
             if drop is not None:
                 if not b[end]:
@@ -207,6 +246,7 @@ class GygesState(KernelState):
             raise IllegalActionError(f"no legal path {shown}")
         if wins:
             return encode_move(s, GOAL, NO_DROP)
+        assert end is not None  # set when the move does not win
         if drop is not None:
             if drop not in drops:
                 if drop == end:
@@ -263,12 +303,12 @@ class GygesState(KernelState):
             row = 1 if self._phase == SETUP_SOUTH else 6
             lines.append(f"{SIDE_NAMES[self._side]} to place a set on row {row} (e.g. 321123)")
         else:
-            _, row = self._movable_info()
-            extra = f", movable row {row + 1}" if row is not None else ", no move: pass"
+            _, movable_row = self._movable_info()
+            extra = f", movable row {movable_row + 1}" if movable_row is not None else ", no move: pass"
             lines.append(f"{SIDE_NAMES[self._side]} to move{extra}")
         return "\n".join(lines)
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, int]:
         n = sum(1 for a in self._history if a >= MOVE_BASE)
         return {"moves": n}
 
@@ -295,7 +335,8 @@ class GygesState(KernelState):
         if self._ended_by_players():
             return []
         n = K.distinct_actions(self.s, self._buf, *K.workspace())
-        return self._buf[:n].tolist()
+        actions: list[int] = self._buf[:n].tolist()
+        return actions
 
     def features(self) -> tuple[int, int, int, int, int, int] | None:
         """Reachability features of both sides, each as if it were to move (*A move* 1–5, 9):
@@ -322,8 +363,13 @@ class GygesState(KernelState):
         return super().perft(depth)
 
     # -- batched playouts ----------------------------------------------------
-    def random_playouts(self, count: int, seed: int = 0, max_actions: int = 1_000_000) -> dict[str, np.ndarray]:
-        """``count`` uniformly random playouts from this position, run in the kernel.
+    def random_playouts(self, count: int, seed: int = 0, max_actions: int = 1_000_000,
+                        sampler: str = "exact") -> dict[str, np.ndarray]:
+        """``count`` uniformly random playouts from this position, run in the kernel; game i is
+        the playout with seed ``seed + i`` (:mod:`ringgames.rng`): with ``sampler="exact"`` the
+        same game as the Python path; ``"fast"`` draws moves by rejection from an
+        over-approximation of the targets (:func:`.kernel.random_move`; uniform too, about 5
+        times the playouts per second, reproducible per seed, but other games).
 
         The setup, if not done, is random too; the repetition rule counts the positions of
         this game so far. Returns arrays of length ``count``: ``winner`` (int32: -1 draw,
@@ -336,7 +382,10 @@ class GygesState(KernelState):
         winners = np.empty(count, np.int32)
         reasons = np.empty(count, np.int32)
         lengths = np.empty(count, np.int32)
-        K.playouts(self.s, self._keys, count, seed, max_actions, winners, reasons, lengths, *K.workspace())
+        if sampler not in ("exact", "fast"):
+            raise ValueError(f"sampler must be 'exact' or 'fast', not {sampler!r}")
+        K.playouts(self.s, self._keys, count, seed_state(seed), max_actions, sampler == "fast", winners, reasons, lengths,
+                   *K.workspace())
         south = np.where(winners == 0, 1.0, np.where(winners == 1, -1.0, 0.0))
         return {"winner": winners, "reason": reasons, "length": lengths, "returns": np.stack([south, -south], axis=1)}
 
@@ -397,6 +446,40 @@ class GygesGame(Game):
         raise NotationError(
             f"position has {n} pieces; a game position has 12 (four each of 1, 2 and 3 rings), a setup position 0 or 6"
         )
+
+    # -- research --------------------------------------------------------
+    def max_game_length(self) -> int:
+        """2 + 2 * 2 * 36! / (24! 4! 4! 4!) (about 1.7e14), from the rules: after the two setup
+        actions every action leads to a play-phase position (12 pieces, four of each height,
+        on 36 squares, and the side to move: 86,741,264,610,000 of them) or ends the game, and
+        the third occurrence of a position ends it, so no position is left more than twice.
+        Finite but useless as a cap: see :meth:`truncation_length`."""
+        return 2 + 2 * _PLAY_POSITIONS
+
+    def truncation_length(self) -> int:
+        """10,000 actions: the project's cap for adapters (the rules do not end a game there;
+        PettingZoo truncates, OpenSpiel adapters end the game as a draw). The longest of
+        20,000 uniformly random games had 5,818 actions (median 258): ``docs/research.md``."""
+        return TRUNCATION_LENGTH
+
+    def observation_shape(self) -> tuple[int, ...]:
+        from .observation import SHAPE
+
+        return SHAPE
+
+    def observation_planes(self) -> tuple[tuple[str, str], ...]:
+        from .observation import PLANES
+
+        return PLANES
+
+    def symmetries(self) -> list[Symmetry]:
+        return _symmetries()
+
+    def observer_actions(self, player: int) -> np.ndarray:
+        """Identity for South; for North the moves with rows reversed, as its observation shows them."""
+        if player == 1:
+            return _north_actions()
+        return super().observer_actions(player)
 
     def perft_start(self) -> GygesState:
         """perft starts after the setup, from ``321123/000000/000000/000000/000000/321123 S`` (as the spec says)."""

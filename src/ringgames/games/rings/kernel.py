@@ -43,11 +43,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import rng as _rng
 from ...jit import drop_stale_cache, njit
-from .board import CIRCLE_NEIGHBOURS, CIRCLE_POINTS, NUM_CIRCLES, NUM_POINTS, POINT_CIRCLES
+from ...rng import below
 from . import board as _board
+from .board import CIRCLE_NEIGHBOURS, CIRCLE_POINTS, NUM_CIRCLES, NUM_POINTS, POINT_CIRCLES
 
-drop_stale_cache(__file__, _board.__file__)
+drop_stale_cache(__file__, _board.__file__, _rng.__file__)
 
 # ---------------------------------------------------------------- action ids
 PASS = NUM_POINTS  # 216
@@ -333,15 +335,21 @@ def perft(s, depth):
 
 
 @njit
-def playout(s, max_actions):
-    """Uniformly random actions until the game ends (numba's RNG); returns the number played."""
+def playout(s, max_actions, rng, record):
+    """Uniformly random actions until the game ends or ``max_actions`` were played; returns
+    how many were played. Each is ``legal[below(rng, n)]`` of the ``n`` legal actions in
+    ascending order (:mod:`ringgames.rng`: the Python path draws the same); the first
+    ``len(record)`` actions are written into ``record``."""
     out = np.empty(MAX_LEGAL, dtype=np.int32)
     k = 0
     while k < max_actions:
         n = legal_actions(s, out)
         if n == 0:
             break
-        apply_action(s, out[np.random.randint(n)])
+        a = out[below(rng, n)]
+        if k < record.shape[0]:
+            record[k] = a
+        apply_action(s, a)
         k += 1
     return k
 
@@ -370,24 +378,22 @@ def winners_mask(s):
 
 
 @njit
-def seed(value):
-    np.random.seed(value)
-
-
-@njit
 def playouts(s, count, seed_value, scores, winners, lengths, returns):
-    """``count`` random playouts from ``s`` (numba's RNG seeded with ``seed_value``).
+    """``count`` random playouts from ``s``, game i with seed ``seed_value + i`` (:mod:`ringgames.rng`).
 
     Fills ``scores[count, n]`` (final circles with majority per seat), ``winners[count]``
     (bit mask of the winners), ``lengths[count]`` (actions played) and ``returns[count, n]``
     (the protocol's convention: winners share +1, the others share -1; 0 for all on a
     draw among everybody).
     """
-    np.random.seed(seed_value)
+    rng = np.empty(1, dtype=np.uint64)
+    record = np.empty(0, dtype=np.int32)
     n = s[NPLAYERS]
     for i in range(count):
+        rng[0] = seed_value
+        rng += np.uint64(i)  # an array operation: wraps mod 2**64 without a warning
         t = s.copy()
-        lengths[i] = playout(t, 1000000)
+        lengths[i] = playout(t, 1000000, rng, record)
         m = winners_mask(t)
         winners[i] = m
         w = 0

@@ -34,7 +34,10 @@ The empty 2-player board is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ...protocol import NotationError
+from ...textbounds import ascii_int, excerpt
 from .board import CIRCLE_INDEX, CIRCLE_NAMES, NUM_CIRCLES, NUM_POINTS, POINT_INDEX, POINT_NAMES, ROW_POINTS
 
 __all__ = [
@@ -83,6 +86,8 @@ def parse_action(text: str) -> int:
     t = text.strip().upper()
     if not t:
         raise NotationError("empty action")
+    if not text.isascii():
+        raise NotationError(f"{excerpt(text.strip())} is not a RINGS action (ASCII letters and digits only)")
     if t == "PASS":
         return PASS
     if t == "END":
@@ -93,15 +98,15 @@ def parse_action(text: str) -> int:
         name = t[1:]
         if name in CIRCLE_INDEX:
             return CONVERT0 + CIRCLE_INDEX[name]
-        raise NotationError(f"{text.strip()!r}: there is no circle {name!r} (circles are named like LM12)")
+        raise NotationError(f"{excerpt(text.strip())}: there is no circle {excerpt(name)} (circles are named like LM12)")
     if t in CIRCLE_INDEX:
         raise NotationError(f"{text.strip()!r} is a circle; write x{t} to convert it")
     raise NotationError(
-        f"{text.strip()!r} is not a RINGS action (a point such as K12, pass, a conversion such as xLM12, or end)"
+        f"{excerpt(text.strip())} is not a RINGS action (a point such as K12, pass, a conversion such as xLM12, or end)"
     )
 
 
-def board_to_string(owner, num_players: int) -> str:
+def board_to_string(owner: Sequence[int], num_players: int) -> str:
     """The ``<board>`` field for an owner array (-1 empty, seats, ``num_players`` = nobody)."""
     rows = []
     for pts in ROW_POINTS:
@@ -122,12 +127,13 @@ def board_to_string(owner, num_players: int) -> str:
     return "/".join(rows)
 
 
-def format_position(owner, num_players: int, mover: int, phase: int, passes: int, resigned) -> str:
+def format_position(owner: Sequence[int], num_players: int, mover: int, phase: int, passes: int,
+                    resigned: Sequence[int]) -> str:
     res = "".join(SEAT_LETTERS[p] for p in resigned) or "-"
     return f"{board_to_string(owner, num_players)} {SEAT_LETTERS[mover]} {PHASES[phase]} {passes} {res}"
 
 
-def parse_position(text: str, num_players: int):
+def parse_position(text: str, num_players: int) -> tuple[list[int], int, int, int, list[int]]:
     """Parse a position string; returns ``(owner, mover, phase, passes, resigned)``.
 
     Checks the syntax and what can be checked without the rules (the caller
@@ -135,6 +141,8 @@ def parse_position(text: str, num_players: int):
     """
     if not isinstance(text, str):
         raise NotationError("a position must be a string")
+    if not text.isascii():
+        raise NotationError("a RINGS position has only ASCII letters, digits and '/ . -'")
     fields = text.split()
     if len(fields) != 5:
         raise NotationError(
@@ -146,16 +154,18 @@ def parse_position(text: str, num_players: int):
     if len(rows) != len(ROW_POINTS):
         raise NotationError(f"the board has {len(ROW_POINTS)} rows separated by '/', not {len(rows)}")
     owner = [-1] * NUM_POINTS
-    for r, (row, pts) in enumerate(zip(rows, ROW_POINTS), 1):
+    for r, (row, pts) in enumerate(zip(rows, ROW_POINTS, strict=True), 1):
         vals: list[int] = []
         i = 0
         while i < len(row):
             ch = row[i]
-            if ch.isdigit():
+            if ch in "0123456789":
                 j = i
-                while j < len(row) and row[j].isdigit():
+                while j < len(row) and row[j] in "0123456789":
                     j += 1
-                k = int(row[i:j])
+                k = ascii_int(row[i:j], limit=len(pts))  # bounded by the row before any allocation
+                if k is None or len(vals) + k > len(pts):
+                    raise NotationError(f"row {r} has {len(pts)} points, the string gives more ({excerpt(row, 40)})")
                 if k == 0:
                     raise NotationError(f"row {r}: an empty run of 0 points")
                 vals.extend([-1] * k)
@@ -171,25 +181,28 @@ def parse_position(text: str, num_players: int):
                 raise NotationError(f"row {r}: stone {ch!r} belongs to no seat of a {num_players}-player game")
             else:
                 raise NotationError(f"row {r}: unexpected character {ch!r} (use . x {' '.join(letters)} or digits)")
+            if len(vals) > len(pts):
+                raise NotationError(f"row {r} has {len(pts)} points, the string gives more ({excerpt(row, 40)})")
             i += 1
         if len(vals) != len(pts):
             raise NotationError(f"row {r} has {len(pts)} points, the string gives {len(vals)}")
-        for p, v in zip(pts, vals):
+        for p, v in zip(pts, vals, strict=True):
             owner[p] = v
     if len(mv) != 1 or mv not in letters:
-        raise NotationError(f"to move: {mv!r} is not a seat letter ({', '.join(letters)})")
+        raise NotationError(f"to move: {excerpt(mv)} is not a seat letter ({', '.join(letters)})")
     mover = letters.index(mv)
     if ph not in PHASES:
-        raise NotationError(f"phase: {ph!r} is not one of {', '.join(PHASES)}")
+        raise NotationError(f"phase: {excerpt(ph)} is not one of {', '.join(PHASES)}")
     phase = PHASES.index(ph)
-    if not ps.isdigit():
-        raise NotationError(f"passes: {ps!r} is not a whole number")
-    passes = int(ps)
+    passes_or_none = ascii_int(ps, limit=999)  # the caller checks it against the players in the game
+    if passes_or_none is None:
+        raise NotationError(f"passes: {excerpt(ps)} is not a whole number (0 to the number of players)")
+    passes = passes_or_none
     resigned: list[int] = []
     if rs != "-":
         for ch in rs:
             if ch not in letters:
-                raise NotationError(f"resigned: {ch!r} is not a seat letter ({', '.join(letters)})")
+                raise NotationError(f"resigned: {excerpt(ch)} is not a seat letter ({', '.join(letters)})")
             if letters.index(ch) in resigned:
                 raise NotationError(f"resigned: {ch!r} is listed twice")
             resigned.append(letters.index(ch))

@@ -14,10 +14,14 @@ marked inactive and the kernel's ``rebuild`` makes its stones nobody's.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...kernel_state import KernelState
-from ...protocol import TERMINAL, Game, NotationError, Outcome
+from ...protocol import TERMINAL, Game, NotationError, Outcome, Reason, Symmetry, stable_key
+from ...rng import seed_state
 from . import kernel as K
 from .board import CIRCLE_NAMES, LETTERS, NUM_CIRCLES, NUM_POINTS, POINT_COORDS
 from .board import CIRCLE_POINTS as _CP
@@ -37,6 +41,13 @@ from .notation import (
 __all__ = ["RingsGame", "RingsState"]
 
 _ALL_CIRCLES = range(NUM_CIRCLES)
+
+
+@functools.lru_cache(maxsize=8)
+def _symmetries(num_players: int) -> list[Symmetry]:
+    from .observation import symmetries
+
+    return symmetries(num_players)
 assert (K.PASS, K.CONVERT0, K.END, K.NUM_ACTIONS) == (PASS, CONVERT0, END, NUM_ACTIONS)
 
 
@@ -65,10 +76,10 @@ class RingsGame(Game):
     def num_distinct_actions(self) -> int:
         return NUM_ACTIONS
 
-    def new_initial_state(self) -> "RingsState":
+    def new_initial_state(self) -> RingsState:
         return RingsState(self)
 
-    def state_from_position(self, position: str) -> "RingsState":
+    def state_from_position(self, position: str) -> RingsState:
         owner, mover, phase, passes, resigned = parse_position(position, self.num_players)
         n = self.num_players
         if len(resigned) >= n:
@@ -97,7 +108,36 @@ class RingsGame(Game):
         s._start = s.position()
         return s
 
-    def perft_benchmark(self) -> tuple["RingsState", int]:
+    # -- research --------------------------------------------------------
+    def max_game_length(self) -> int:
+        """From the rules (stones are never removed; a turn is one placement or pass, then
+        conversions, then perhaps ``end``): a conversion flips at least one opponent stone
+        to the mover and nothing flips back within a turn, so a turn with S stones on the
+        board after its placement has at most S - 1 conversions, and at most S + 1 actions.
+        At most 216 placement turns (the k-th with k stones: sum k + 1 = 23,652 actions);
+        between placements fewer than N pass turns in a row (N pass turns end the game), so
+        at most 216 (N - 1) + N pass turns, plus N - 1 more per resignation (it restarts the
+        count; at most N - 1 resignations), each at most 1 + 215 + 1 = 217 actions.
+        2 players: 71,175; 6 players: 264,739."""
+        n = self.num_players
+        placement = sum(k + 1 for k in range(1, 217))
+        passes = 216 * (n - 1) + n + (n - 1) * (n - 1)
+        return placement + 217 * passes
+
+    def observation_shape(self) -> tuple[int, ...]:
+        from .observation import SHAPE
+
+        return SHAPE
+
+    def observation_planes(self) -> tuple[tuple[str, str], ...]:
+        from .observation import PLANES
+
+        return PLANES
+
+    def symmetries(self) -> list[Symmetry]:
+        return _symmetries(self.num_players)
+
+    def perft_benchmark(self) -> tuple[RingsState, int]:
         """The empty board at depth 3 (10,077,912 nodes with 2 players; about 25 ms in the kernel)."""
         return self.new_initial_state(), 3
 
@@ -113,7 +153,7 @@ class RingsState(KernelState):
     kernel = K
     max_legal = K.MAX_LEGAL
 
-    def __init__(self, game: RingsGame, owner=None, start_resigned=()):
+    def __init__(self, game: RingsGame, owner: Sequence[int] | None = None, start_resigned: Sequence[int] = ()):
         self._n = n = game.num_players
         self._init_kernel_state(game, K.new_state(n))  # undo records: array copies, for resignations too
         self._start_resigned: list[int] = list(start_resigned)
@@ -144,7 +184,8 @@ class RingsState(KernelState):
         # a resignation does not end a RINGS game while two or more seats remain (the kernel knows)
         return self._agreed
 
-    def _clone_into(self, c: "RingsState") -> None:
+    def _clone_into(self, c: KernelState) -> None:
+        assert isinstance(c, RingsState)
         c._n = self._n
         c._start_resigned = self._start_resigned[:]
 
@@ -159,19 +200,25 @@ class RingsState(KernelState):
         return TERMINAL if self._over() else int(self.s[K.MOVER])
 
     def hash_key(self) -> int:
-        """A 64-bit key of the position (owners, mover, phase, passes, seats in play)."""
+        """An unsigned 64-bit key of the position (owners, mover, phase, passes, seats in play), stable across
+        processes."""
         s = self.s
-        return hash(s[K.OWNER : K.OWNER + NUM_POINTS].tobytes() + s[K.ACTIVE : K.SIZE].tobytes())
+        return stable_key(s[K.OWNER : K.OWNER + NUM_POINTS].tobytes() + s[K.ACTIVE : K.SIZE].tobytes())
 
     def _rules_outcome(self) -> Outcome | None:
         act = self.active_players()
         if len(act) <= 1:
-            return Outcome(tuple(act), "resign")
+            return Outcome(tuple(act), Reason.RESIGN)
         s = self.s
         if s[K.PASSES] >= s[K.NUM_ACTIVE]:
             best = max(s[K.SCORE + p] for p in act)
-            return Outcome(tuple(p for p in act if s[K.SCORE + p] == best), "passes")
+            return Outcome(tuple(p for p in act if s[K.SCORE + p] == best), Reason.PASSES)
         return None
+
+    def _observation(self, player: int) -> np.ndarray:
+        from .observation import observation
+
+        return observation(self, player)
 
     def action_to_string(self, action: int) -> str:
         return action_to_string(action)
@@ -209,7 +256,8 @@ class RingsState(KernelState):
 
     # -- batched playouts ----------------------------------------------------
     def random_playouts(self, count: int, seed: int = 0) -> dict[str, np.ndarray]:
-        """``count`` uniformly random playouts from this position, run in the kernel.
+        """``count`` uniformly random playouts from this position, run in the kernel; game i is
+        the playout with seed ``seed + i`` (:mod:`ringgames.rng`).
 
         Returns ``returns`` (float64, shape (count, players), the convention of
         :meth:`~ringgames.protocol.State.returns`), ``length`` (int32, actions played),
@@ -223,15 +271,16 @@ class RingsState(KernelState):
         winners = np.zeros(count, np.int32)
         lengths = np.zeros(count, np.int32)
         returns = np.zeros((count, n), np.float64)
-        K.playouts(self.s, count, seed, scores, winners, lengths, returns)
+        K.playouts(self.s, count, seed_state(seed), scores, winners, lengths, returns)
         return {"returns": returns, "length": lengths, "scores": scores, "winners": winners}
 
     # -- helpers for people and programs --------------------------------------
     def scores(self) -> list[int]:
         """Circles on which each seat has majority, in seat order."""
-        return self.s[K.SCORE : K.SCORE + self._n].tolist()
+        scores: list[int] = self.s[K.SCORE : K.SCORE + self._n].tolist()
+        return scores
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, list[int]]:
         return {"scores": self.scores(), "winners": list(self.winners())}
 
     def record_omits(self, action: int) -> bool:

@@ -56,7 +56,7 @@ def point_index(name: str) -> int:
 
 def _ray(p: int, d: tuple[int, int]) -> tuple[int, ...]:
     c, r = POINTS[p]
-    out = []
+    out: list[int] = []
     while True:
         c, r = c + d[0], r + d[1]
         if (c, r) not in _INDEX:
@@ -69,7 +69,7 @@ RAYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(tuple(_ray(p, d) for d in 
 
 #: BETWEEN[a][b]: the points strictly between two points on a common line, or None.
 BETWEEN: tuple[tuple[tuple[int, ...] | None, ...], ...]
-_between = [[None] * NUM_POINTS for _ in range(NUM_POINTS)]
+_between: list[list[tuple[int, ...] | None]] = [[None] * NUM_POINTS for _ in range(NUM_POINTS)]
 for _a in range(NUM_POINTS):
     for _k in range(6):
         _ray_pts = RAYS[_a][_k]
@@ -82,7 +82,7 @@ BETWEEN = tuple(tuple(row) for row in _between)
 WINDOWS: tuple[tuple[int, ...], ...]
 #: WINDOW_ID[(start point, positive direction 0..2)] -> window index.
 WINDOW_ID: dict[tuple[int, int], int] = {}
-_windows = []
+_windows: list[tuple[int, ...]] = []
 for _p in range(NUM_POINTS):
     for _k in range(3):
         _ray_pts = RAYS[_p][_k]
@@ -106,10 +106,10 @@ def window_of(a: int, b: int) -> int | None:
 
 
 def _sym_maps() -> tuple[tuple[int, ...], ...]:
-    def rot(x, y):
+    def rot(x: int, y: int) -> tuple[int, int]:
         return x - y, x
 
-    def refl(x, y):
+    def refl(x: int, y: int) -> tuple[int, int]:
         return y, x
 
     maps = []

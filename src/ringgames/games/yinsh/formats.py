@@ -16,19 +16,144 @@ Importing registers them with :mod:`ringgames.records` (done automatically by
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from typing import Any
 
-from ...protocol import RingGamesError
+from ...protocol import RingGamesError, State
 from ...records import Record, RecordError, Turn, register_format
+from ...textbounds import excerpt, shorten
 
-__all__ = ["parse_boardspace", "parse_gipf", "to_gipf"]
+__all__ = ["parse_boardspace", "parse_gipf", "to_gipf", "SgfNode", "parse_sgf"]
+
+
+# -- SGF --------------------------------------------------------------------------------
+# sgfmill (the maintained Python SGF library) was considered: its tokenizer accepts only
+# letters in property names (FF[4]: PropIdent = UcLetter+), so boardspace's P0[...] and P1[...]
+# do not parse with it. This is a small tokenizer of the same grammar with digits allowed:
+#   Collection = GameTree+ ; GameTree = "(" Node+ GameTree* ")" ; Node = ";" Property*
+#   Property = PropIdent PropValue+ ; PropIdent = [A-Z][A-Z0-9]* ; PropValue = "[" text "]"
+# where "\" escapes the next character inside a value (an escaped line break is removed).
+@dataclass
+class SgfNode:
+    """One SGF node: its number (the root node is 0, in file order), line, and properties in order."""
+
+    number: int
+    line: int
+    props: list[tuple[str, list[str]]] = field(default_factory=list)
+
+
+def _sgf_unescape(raw: str) -> str:
+    if "\\" not in raw:
+        return raw
+    return re.sub(r"\\(\r\n|\n\r|[\s\S])", lambda m: "" if m.group(1) in ("\r\n", "\n\r", "\n", "\r") else m.group(1), raw)
+
+
+# one token, after optional white space: a delimiter, a property name, a value, an unclosed '[' or anything else;
+# possessive quantifiers keep it linear (no backtracking on a 10 MB value without its ']')
+_TOKEN = re.compile(
+    r"[ \t\r\n\f\v]*+(?:([;()])|([A-Z][A-Z0-9]*+)|\[([^\]\\]*+(?:\\[\s\S][^\]\\]*+)*+)\]|(\[)|([\s\S]))?"
+)
+
+
+def parse_sgf(text: str, source: str = "<string>") -> list[list[SgfNode]]:
+    """The game trees of an SGF collection, each as the nodes of its main line (first variations).
+
+    Nodes are numbered in file order, the root node being 0. Raises RecordError
+    naming the source, node and line for anything outside the grammar, and for a
+    file that ends inside a node or before a game tree's ``)`` (a truncated file).
+    """
+    games: list[list[SgfNode]] = []
+    i = text.find("(")
+    if i < 0 or text[:i].strip():
+        raise RecordError(f"{source}: not an SGF file (it must start with '(')")
+    number = 0
+    line, line_pos = 1, 0  # the line of line_pos, advanced at each node (linear in all)
+    # one entry per open game tree: [on the main line, a child tree was read, nodes read]
+    stack: list[list[Any]] = []
+    main: list[SgfNode] = []
+    node: SgfNode | None = None
+    ident: str | None = None  # the property whose values are being read
+    values: list[str] = []
+
+    def here(pos: int) -> str:
+        where = f"node {node.number}, " if node is not None else ""
+        return f"{source}: {where}line {1 + text.count(chr(10), 0, pos)}"
+
+    while True:
+        m = _TOKEN.match(text, i)
+        assert m is not None  # the last alternative takes any character; at the end, only white space matches
+        delim, name, value, unclosed, other = m.groups()
+        start, i = m.end() - 1, m.end()
+        if value is not None:
+            if ident is None:
+                raise RecordError(f"{here(start)}: a value without a property name")
+            values.append(_sgf_unescape(value))
+            continue
+        if unclosed is not None:
+            what = f"the value of {shorten(ident, 20)}" if ident else "a value"
+            raise RecordError(f"{here(start)}: the file ends inside {what} ({excerpt(text[start:], 40)}): truncated")
+        if ident is not None:
+            assert node is not None
+            if not values:
+                raise RecordError(f"{here(start)}: property {shorten(ident, 20)} without a [value]")
+            node.props.append((ident, values))
+            ident, values = None, []
+        if m.lastindex is None:
+            break  # the end of the text (only white space was left)
+        if delim == "(":
+            if not stack:
+                main = []
+                stack.append([True, False, 0])
+            else:
+                top = stack[-1]
+                if top[2] == 0:
+                    raise RecordError(f"{here(start)}: a game tree must start with a node (';')")
+                stack.append([top[0] and not top[1], False, 0])
+                top[1] = True
+            node = None
+        elif delim == ")":
+            if not stack:
+                raise RecordError(f"{here(start)}: ')' without a matching '('")
+            if stack[-1][2] == 0:
+                raise RecordError(f"{here(start)}: a game tree without nodes")
+            stack.pop()
+            if not stack:
+                games.append(main)
+            node = None
+        elif delim == ";":
+            if not stack:
+                raise RecordError(f"{here(start)}: a node outside a game tree ('(' missing)")
+            if stack[-1][1]:
+                raise RecordError(f"{here(start)}: a node after a variation (nodes must come first)")
+            line += text.count("\n", line_pos, start)
+            line_pos = start
+            node = SgfNode(number, line)
+            number += 1
+            stack[-1][2] += 1
+            if stack[-1][0]:
+                main.append(node)
+        elif name is not None:
+            if node is None:
+                raise RecordError(f"{here(start - len(name) + 1)}: a property outside a node (';' missing)")
+            ident = name
+        else:
+            raise RecordError(
+                f"{here(start)}: unexpected {excerpt(other)} (SGF has '(', ';', properties like P0[...], ')')"
+            )
+    if stack:
+        last = f"node {number - 1}" if number else "the start"
+        raise RecordError(f"{source}: {last}: the file ends before the game's closing ')': truncated")
+    if not games:
+        raise RecordError(f"{source}: no SGF game tree")
+    return games
+
 
 # -- boardspace.net ------------------------------------------------------------------
-_PROP = re.compile(r"([A-Z][A-Z0-9]*)((?:\[(?:[^\]\\]|\\.)*\])+)")
-_PT = r"([A-Ka-k])\s*(\d{1,2})"
+_PT = r"([A-Ka-k])\s*([0-9]{1,2})"
 
 
 def _detect_boardspace(text: str) -> bool:
-    return bool(re.search(r"GM\[24\]", text)) or bool(re.search(r";\s*P[01]\[\s*\d*\s*Start\s+White", text, re.I))
+    return bool(re.search(r"GM\[24\]", text)) or bool(re.search(r";\s*P[01]\[\s*[0-9]*\s*Start\s+White", text, re.I))
 
 
 def _pt(c: str, r: str) -> str:
@@ -40,38 +165,40 @@ def parse_boardspace(text: str, source: str = "<string>") -> list[Record]:
 
     Handles ``place``/``drop board``/``pick board`` move sequences, one-command
     robot ``move``s, ``remove`` of rows and rings, ``Pass``, ``Resign``, ``Done``,
-    no-op ``pick wr``/``drop wr`` pairs and timing nodes. Raises RecordError naming
-    the node for a command it cannot read.
+    no-op ``pick wr``/``drop wr`` pairs and timing nodes. The file is read with a
+    real SGF tokenizer (:func:`parse_sgf`): ``;`` or an escaped ``\\]`` inside a
+    value is data. Raises RecordError naming the node for a command it cannot
+    read, and for a truncated file. One record per game tree.
     """
-    body = text.strip()
-    if body.startswith("("):
-        body = body[1:]
-    nodes = body.split(";")
-    if nodes and not nodes[0].strip():
-        nodes = nodes[1:]  # the root node is node 0
+    return [_boardspace_record(nodes, source) for nodes in parse_sgf(text, source)]
+
+
+def _boardspace_record(nodes: list[SgfNode], source: str) -> Record:
     tags: dict[str, str] = {}
     variant = "standard"
     events: list[tuple[str, int, str]] = []  # (where, player, token)
-    pending: dict | None = None  # a human move being built: origin, dest, where, player
+    pending: dict[str, Any] | None = None  # a human move being built: origin, dest, where, player
 
-    def flush():
+    def flush() -> None:
         nonlocal pending
         if pending is not None:
             if pending["dest"] is None:
                 raise RecordError(f"{source}: {pending['where']}: ring picked up at {pending['origin']} but never dropped")
-            events.append((pending["where"], pending["player"], f"{pending['origin']}-{pending['dest']}"))
+            # the drop node made the move: errors name it
+            events.append((pending["dest_where"], pending["player"], f"{pending['origin']}-{pending['dest']}"))
             pending = None
 
-    for n, node in enumerate(nodes, 0):
-        for key, vals in _PROP.findall(node):
-            for val in re.findall(r"\[((?:[^\]\\]|\\.)*)\]", vals):
+    for node in nodes:
+        n = node.number
+        for key, vals in node.props:
+            for val in vals:
                 where = f"node {n}"
                 if key == "SU":
                     v = val.strip().lower()
                     if "blitz" in v:
                         variant = "blitz"
                     elif v != "yinsh":
-                        raise RecordError(f"{source}: {where}: unknown boardspace game type SU[{val}]")
+                        raise RecordError(f"{source}: {where}: unknown boardspace game type SU[{shorten(val, 40)}]")
                     continue
                 if key in ("GM", "VV", "TM", "CM", "TC", "FF", "AP"):
                     continue
@@ -88,12 +215,12 @@ def parse_boardspace(text: str, source: str = "<string>") -> list[Record]:
                     continue
                 player = int(key[1])
                 cmd = val.strip()
-                m = re.match(r'id\s+"(.*)"$', cmd)
+                m = re.match(r'id\s+"(.*)"$', cmd, re.DOTALL)
                 if m:
                     tags["White" if player == 0 else "Black"] = m.group(1)
                     continue
-                cmd = re.sub(r"^\d+\s+", "", cmd)  # sequence number
-                where = f"node {n} ({cmd})"
+                cmd = re.sub(r"^[0-9]+\s+", "", cmd)  # sequence number
+                where = f"node {n} ({shorten(cmd, 40)})"
                 low = cmd.lower()
                 if low.startswith("time") or low.startswith("start") or low in ("done", "", "edit"):
                     continue
@@ -114,6 +241,7 @@ def parse_boardspace(text: str, source: str = "<string>") -> list[Record]:
                     if pending is None:
                         raise RecordError(f"{source}: {where}: drop without a ring in hand")
                     pending["dest"] = _pt(m.group(1), m.group(2))
+                    pending["dest_where"] = where
                     continue
                 m = re.match(r"^pick\s+board\s+" + _PT + "$", cmd, re.I)
                 if m:
@@ -145,27 +273,30 @@ def parse_boardspace(text: str, source: str = "<string>") -> list[Record]:
                     flush()
                     events.append((where, player, "resign"))
                     continue
-                raise RecordError(f"{source}: {where}: unknown boardspace command {cmd!r}")
+                raise RecordError(f"{source}: node {n} ({excerpt(cmd)}): unknown boardspace command")
     flush()
     if not events and "White" not in tags:
         raise RecordError(f"{source}: no YINSH game found (no P0/P1 nodes)")
     rec = Record(game="yinsh", source=source, format="boardspace")
     rec.tags = {"Game": "yinsh", "Variant": variant, "Players": "2", **tags}
     for where, player, tok in events:
-        if rec.turns and rec.turns[-1].player == player and tok != "resign" and rec.turns[-1].tokens[-1] != "resign":
-            rec.turns[-1].tokens.append(tok)
+        last = rec.turns[-1] if rec.turns else None
+        if last is not None and last.player == player and tok != "resign" and last.tokens[-1] != "resign":
+            last.tokens.append(tok)
+            assert last.wheres is not None
+            last.wheres.append(where)
         else:
-            rec.turns.append(Turn([tok], where=where, player=player))
-    return [rec]
+            rec.turns.append(Turn([tok], where=where, player=player, wheres=[where]))
+    return rec
 
 
 # -- GIPF notation -------------------------------------------------------------------
-_GIPF_TOKEN = re.compile(r"^(\d+)\.(\S*)$")
-_REMOVAL = re.compile(r"x([a-k]\d{1,2})(?:-([a-k]\d{1,2}))?", re.I)
+_GIPF_TOKEN = re.compile(r"^([0-9]{1,6})\.(\S*)$")
+_REMOVAL = re.compile(r"x([a-k][0-9]{1,2})(?:-([a-k][0-9]{1,2}))?", re.I)
 
 
 def _detect_gipf(text: str) -> bool:
-    return bool(re.match(r"^\s*1\.\s*[a-kA-K]\d{1,2}\b", text))
+    return bool(re.match(r"^\s*1\.\s*[a-kA-K][0-9]{1,2}\b", text))
 
 
 def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -> list[Record]:
@@ -176,21 +307,23 @@ def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -
     naming the move number. Lines starting with ``[`` are tags (``[Variant "blitz"]``).
     """
     from ... import load_game
+    from .state import YinshState
 
     tags = {}
-    for m in re.finditer(r'^\s*\[\s*(\w+)\s+"([^"]*)"\s*\]\s*$', text, re.M):
-        tags[m.group(1)] = m.group(2)
+    for tag in re.finditer(r'^\s*\[\s*(\w+)\s+"([^"]*)"\s*\]\s*$', text, re.M):
+        tags[tag.group(1)] = tag.group(2)
     variant = tags.get("Variant", variant)
     body = re.sub(r'^\s*\[.*\]\s*$', "", text, flags=re.M)
     body = re.sub(r"\{[^}]*\}", " ", body)  # comments
     state = load_game("yinsh", variant).new_initial_state()
+    assert isinstance(state, YinshState)
     rec = Record(game="yinsh", source=source, format="gipf")
     rec.tags = {"Game": "yinsh", "Variant": state.game.variant, "Players": "2", **{k: v for k, v in tags.items() if k not in ("Game", "Variant", "Players")}}
     expected = 1
     for raw in body.split():
         m = _GIPF_TOKEN.match(raw)
         if not m:
-            raise RecordError(f"{source}: {raw!r}: expected a numbered move like '11.h7-g7'")
+            raise RecordError(f"{source}: {excerpt(raw)}: expected a numbered move like '11.h7-g7'")
         num, content = int(m.group(1)), m.group(2)
         if num != expected:
             raise RecordError(f"{source}: move {num}: expected move number {expected}")
@@ -203,7 +336,7 @@ def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -
                 if part.lower().startswith("x"):
                     items = _REMOVAL.findall(part)
                     if "".join(f"x{a}" + (f"-{b}" if b else "") for a, b in items).lower() != part.lower():
-                        raise RecordError(f"{source}: {where}: cannot read removal {part!r}")
+                        raise RecordError(f"{source}: {where}: cannot read removal {excerpt(part)}")
                     for a, b in items:
                         if b:
                             tokens.append(f"x{a}-{b}".lower())
@@ -213,7 +346,7 @@ def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -
                                 rows = state.legal_actions()
                                 if len(rows) != 1:
                                     raise RecordError(
-                                        f"{source}: {where}: removal {part!r} omits the row but there are {len(rows)} to choose from"
+                                        f"{source}: {where}: removal {excerpt(part)} omits the row but there are {len(rows)} to choose from"
                                     )
                                 tokens.append(state.action_to_string(rows[0]))
                                 state.apply_action(rows[0])
@@ -225,12 +358,12 @@ def parse_gipf(text: str, source: str = "<string>", variant: str = "standard") -
         except RingGamesError as exc:
             if isinstance(exc, RecordError):
                 raise
-            raise RecordError(f"{source}: {where} ({content}): {exc}") from None
+            raise RecordError(f"{source}: {where} ({shorten(content)}): {shorten(str(exc), 200)}") from None
         rec.turns.append(Turn(tokens, where=where, player=player))
     return [rec]
 
 
-def to_gipf(state) -> str:
+def to_gipf(state: State) -> str:
     """The game of ``state`` in GIPF notation (long form, one numbered turn per player turn)."""
     rec = Record.from_state(state)
     out = []

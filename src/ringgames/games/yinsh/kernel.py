@@ -6,7 +6,8 @@ functions for the game protocol; random playouts and perft run entirely here.
 
 A state is one ``int32`` array of :data:`SIZE` entries (layout below): the 85
 points, the ring slots, the turn bookkeeping and the candidate rows found after
-the last move. Copying it (600 bytes) is the undo record.
+the last move (a bit set of windows per colour, so that there is room for every
+row a move can make). Copying it (456 bytes) is the undo record.
 
 Point contents: 0 empty, 1 white marker, 2 black marker, 3 white ring, 4 black ring
 (marker of player p = 1 + p, ring = 3 + p).
@@ -16,11 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import rng as _rng
 from ...jit import drop_stale_cache, njit
-from .board import BETWEEN, NUM_POINTS, RAYS, WINDOWS, WINDOWS_THROUGH
+from ...rng import below
 from . import board as _board
+from .board import BETWEEN, NUM_POINTS, RAYS, WINDOWS, WINDOWS_THROUGH
 
-drop_stale_cache(__file__, _board.__file__)
+drop_stale_cache(__file__, _board.__file__, _rng.__file__)
 
 # ---------------------------------------------------------------- action ids
 PLACE = 0  # PLACE + point
@@ -42,10 +45,12 @@ REMOVED = 101  # rings removed by white (101) and black (102)
 WINNER = 103  # ONGOING, DRAW, 0 or 1
 REASON = 104
 WIN_AT = 105  # rings needed to win (3, or 1 in blitz)
-NPEND = 106  # number of candidate rows per colour (106, 107)
-PEND = 108  # candidate row windows: white 108..123, black 124..139
-MAX_PEND = 16
-SIZE = PEND + 2 * MAX_PEND
+#: candidate row windows after the last move, a bit set per colour: window w is bit w % 31 of
+#: word w // 31 (31 bits, so that int32 words stay positive); white PEND.., black PEND + PEND_WORDS..
+WBITS = 31
+PEND_WORDS = (len(WINDOWS) + WBITS - 1) // WBITS  # 4 words for the 123 windows
+PEND = 106
+SIZE = PEND + 2 * PEND_WORDS
 
 PH_PLACE, PH_MOVE, PH_ROW, PH_RING, PH_OVER = 0, 1, 2, 3, 4
 PHASE_NAMES = ("place", "move", "row", "ring", "over")
@@ -96,27 +101,51 @@ def window_intact(s, w, colour):
 
 
 @njit
+def clear_pending(s):
+    for k in range(2 * PEND_WORDS):
+        s[PEND + k] = 0
+
+
+@njit
+def pending_rows(s, player, out, n):
+    """Append the candidate windows of ``player`` that are intact rows to ``out`` (ascending); returns the count."""
+    colour = 1 + player
+    base = PEND + PEND_WORDS * player
+    for k in range(PEND_WORDS):
+        bits = s[base + k]
+        w = k * WBITS
+        while bits:
+            if bits & 1 and window_intact(s, w, colour):
+                out[n] = w
+                n += 1
+            bits >>= 1
+            w += 1
+    return n
+
+
+@njit
 def has_row(s, player):
     colour = 1 + player
-    base = PEND + MAX_PEND * player
-    for i in range(s[NPEND + player]):
-        if window_intact(s, s[base + i], colour):
-            return True
+    base = PEND + PEND_WORDS * player
+    for k in range(PEND_WORDS):
+        bits = s[base + k]
+        w = k * WBITS
+        while bits:
+            if bits & 1 and window_intact(s, w, colour):
+                return True
+            bits >>= 1
+            w += 1
     return False
 
 
 @njit
 def scan_rows(s):
     """Fill the candidate rows from the whole board (positions read from a string)."""
-    s[NPEND] = 0
-    s[NPEND + 1] = 0
+    clear_pending(s)
     for w in range(WIN_PTS.shape[0]):
         c = s[WIN_PTS[w, 0]]
         if (c == 1 or c == 2) and window_intact(s, w, c):
-            p = c - 1
-            if s[NPEND + p] < MAX_PEND:
-                s[PEND + MAX_PEND * p + s[NPEND + p]] = w
-                s[NPEND + p] += 1
+            _add_pending(s, c, w)
 
 
 @njit
@@ -224,14 +253,9 @@ def gen_actions(s, out, ordered):
                 out[n] = PLACE + p
                 n += 1
     elif ph == PH_ROW:
-        colour = 1 + actor
-        base = PEND + MAX_PEND * actor
-        for i in range(s[NPEND + actor]):
-            w = s[base + i]
-            if window_intact(s, w, colour):
-                out[n] = ROW + w
-                n += 1
-        insertion_sort(out, 0, n)
+        n = pending_rows(s, actor, out, 0)  # ascending windows
+        for i in range(n):
+            out[i] += ROW
     elif ph == PH_RING:
         for i in range(5):
             p = s[RINGS + 5 * actor + i]
@@ -250,15 +274,8 @@ def legal_actions(s, out):
 
 @njit
 def _add_pending(s, colour, w):
-    p = colour - 1
-    base = PEND + MAX_PEND * p
-    cnt = s[NPEND + p]
-    for i in range(cnt):
-        if s[base + i] == w:
-            return
-    if cnt < MAX_PEND:
-        s[base + cnt] = w
-        s[NPEND + p] = cnt + 1
+    # a set of all windows: room for every row one move can complete (no bound to exceed)
+    s[PEND + PEND_WORDS * (colour - 1) + w // WBITS] |= 1 << (w % WBITS)
 
 
 @njit
@@ -297,8 +314,7 @@ def apply_action(s, action):
         s[MARKERS] += 1
         s[PASSES] = 0
         s[MOVER] = actor
-        s[NPEND] = 0
-        s[NPEND + 1] = 0
+        clear_pending(s)
         _check_point(s, a)
         for j in range(BETWEEN_LEN[a, b]):
             q = BETWEEN_PTS[a, b, j]
@@ -354,29 +370,34 @@ def perft(s, depth):
 
 
 @njit
-def playout(s, max_actions):
-    """Uniformly random actions until the game ends (numba's RNG); returns the number played."""
+def playout(s, max_actions, rng, record):
+    """Uniformly random actions until the game ends or ``max_actions`` were played; returns
+    how many were played. Each is ``legal[below(rng, n)]`` of the ``n`` legal actions in
+    ascending order (:mod:`ringgames.rng`: the Python path draws the same); the first
+    ``len(record)`` actions are written into ``record``."""
     out = np.empty(MAX_LEGAL, dtype=np.int32)
     k = 0
     while s[WINNER] == ONGOING and k < max_actions:
-        n = gen_actions(s, out, False)
-        apply_action(s, out[np.random.randint(n)])
+        n = gen_actions(s, out, True)
+        a = out[below(rng, n)]
+        if k < record.shape[0]:
+            record[k] = a
+        apply_action(s, a)
         k += 1
     return k
 
 
 @njit
-def seed(value):
-    np.random.seed(value)
-
-
-@njit
 def playouts(s, count, seed_value, winners, reasons, lengths, removed):
-    """``count`` random playouts from ``s``: fills winners (DRAW=-1, 0, 1), reasons, lengths, removed[count, 2]."""
-    np.random.seed(seed_value)
+    """``count`` random playouts from ``s``, game i with seed ``seed_value + i`` (:mod:`ringgames.rng`):
+    fills winners (DRAW=-1, 0, 1), reasons, lengths, removed[count, 2]."""
+    rng = np.empty(1, dtype=np.uint64)
+    record = np.empty(0, dtype=np.int32)
     for i in range(count):
+        rng[0] = seed_value
+        rng += np.uint64(i)  # an array operation: wraps mod 2**64 without a warning
         t = s.copy()
-        lengths[i] = playout(t, 100000)
+        lengths[i] = playout(t, 100000, rng, record)
         winners[i] = t[WINNER]
         reasons[i] = t[REASON]
         removed[i, 0] = t[REMOVED]

@@ -20,6 +20,11 @@ points, either order) · ``xa5`` remove a ring · ``pass``.
 * ``mover``: in phases ``row``/``ring``, whose move started the turn (``w``/``b``), else ``-``;
 * ``passes``: consecutive passes just played (0 or 1).
 
+Numbers are ASCII digits; a run is at most the column's length. [project decision] A
+position in phase ``place`` or ``move`` with a completed row is refused (rows are removed
+before the next move; write phase ``row`` with the mover), as is one where the mover's
+opponent removes while the mover still has a row (see ``docs/records.md``).
+
 >>> from ringgames import load_game
 >>> load_game("yinsh").new_initial_state().position()
 '4/7/8/9/10/9/10/9/8/7/4 w place 0:0 - 0'
@@ -30,9 +35,17 @@ points, either order) · ``xa5`` remove a ring · ``pass``.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ...protocol import NotationError
+from ...textbounds import excerpt
 from .board import COLUMN_ROWS, COLUMNS, NUM_POINTS, POINT_NAMES, POINTS, point_index
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .state import YinshState
 
 __all__ = ["point_name", "parse_point", "parse_action_text", "format_position", "parse_position", "render"]
 
@@ -47,14 +60,16 @@ def point_name(p: int) -> str:
 
 def parse_point(text: str) -> int:
     """Point index of ``"e3"`` / ``"E3"`` / ``"E 3"``. Raises NotationError for points off the board."""
-    t = text.replace(" ", "").lower()
+    t = text.replace(" ", "")
+    if not t.isascii():
+        raise NotationError(f"{excerpt(text)} is not a point of the YINSH board (ASCII letters and digits)")
     try:
-        return point_index(t)
+        return point_index(t.lower())
     except KeyError:
-        raise NotationError(f"{text!r} is not a point of the YINSH board") from None
+        raise NotationError(f"{excerpt(text)} is not a point of the YINSH board") from None
 
 
-_ACTION = re.compile(r"^(x?)([a-k]\d{1,2})(?:-([a-k]\d{1,2}))?$")
+_ACTION = re.compile(r"^(x?)([a-k][0-9]{1,2})(?:-([a-k][0-9]{1,2}))?$")
 
 
 def parse_action_text(text: str) -> tuple[str, tuple[int, ...]]:
@@ -62,12 +77,12 @@ def parse_action_text(text: str) -> tuple[str, tuple[int, ...]]:
 
     Raises NotationError (the legality of the action is not checked here).
     """
-    t = text.strip().lower()
-    if t == "pass":
+    t = text.strip()
+    m = _ACTION.match(t.lower()) if t.isascii() else None
+    if t.isascii() and t.lower() == "pass":
         return "pass", ()
-    m = _ACTION.match(t)
     if not m:
-        raise NotationError(f"{text!r} is not a YINSH action (e3, h7-g7, xg5-g9, xa5 or pass)")
+        raise NotationError(f"{excerpt(text)} is not a YINSH action (e3, h7-g7, xg5-g9, xa5 or pass)")
     x, a, b = m.groups()
     pa = parse_point(a)
     if b is None:
@@ -76,7 +91,8 @@ def parse_action_text(text: str) -> tuple[str, tuple[int, ...]]:
     return ("row" if x else "move"), (pa, pb)
 
 
-def format_position(board, actor: int, phase: str, removed, mover, passes: int) -> str:
+def format_position(board: Sequence[int] | np.ndarray, actor: int, phase: str, removed: Sequence[int], mover: int | None,
+                    passes: int) -> str:
     cols = []
     i = 0
     for lo, hi in COLUMN_ROWS:
@@ -98,47 +114,58 @@ def format_position(board, actor: int, phase: str, removed, mover, passes: int) 
     return f"{'/'.join(cols)} {'wb'[actor]} {phase} {removed[0]}:{removed[1]} {m} {passes}"
 
 
-def parse_position(text: str):
+def parse_position(text: str) -> tuple[list[int], int, str, tuple[int, int], int | None, int]:
     """``(board, actor, phase, removed, mover, passes)`` from a position string. Raises NotationError."""
     fields = text.split()
-    if len(fields) != 6:
+    if len(fields) != 6 or not text.isascii():
+        if not text.isascii():
+            raise NotationError("position: only ASCII letters, digits, '/', ':' and '-' are allowed")
         raise NotationError(f"position: expected 6 fields (board, player, phase, removed, mover, passes), got {len(fields)}")
     bfield, who, phase, rem, mover, passes = fields
     cols = bfield.split("/")
     if len(cols) != 11:
         raise NotationError(f"position: expected 11 columns separated by '/', got {len(cols)}")
     board = []
-    for c, (col, (lo, hi)) in enumerate(zip(cols, COLUMN_ROWS)):
-        cells = []
-        for tok in re.findall(r"\d+|.", col):
-            if tok.isdigit():
-                cells.extend([0] * int(tok))
+    for c, (col, (lo, hi)) in enumerate(zip(cols, COLUMN_ROWS, strict=True)):
+        cells: list[int] = []
+        size = hi - lo + 1
+        for tok in re.findall(r"[0-9]+|.", col, re.DOTALL):
+            if tok[0] in "0123456789":
+                run = int(tok) if len(tok) <= 3 else size + 1  # bounded before any allocation
+                if len(cells) + run > size:
+                    raise NotationError(
+                        f"position: column {COLUMNS[c].upper()} has {size} points, the field describes more "
+                        f"({excerpt(col, 40)})"
+                    )
+                cells.extend([0] * run)
             elif tok in _VALUES:
                 cells.append(_VALUES[tok])
             else:
-                raise NotationError(f"position: column {COLUMNS[c].upper()}: unknown piece {tok!r} (use W B w b or a number)")
+                raise NotationError(
+                    f"position: column {COLUMNS[c].upper()}: unknown piece {excerpt(tok)} (use W B w b or a number 0-9)"
+                )
         if len(cells) != hi - lo + 1:
             raise NotationError(f"position: column {COLUMNS[c].upper()} has {hi - lo + 1} points, the field describes {len(cells)}")
         board.extend(cells)
     if who not in ("w", "b"):
-        raise NotationError(f"position: player to decide must be 'w' or 'b', not {who!r}")
+        raise NotationError(f"position: player to decide must be 'w' or 'b', not {excerpt(who)}")
     if phase not in PHASES:
-        raise NotationError(f"position: phase must be one of {', '.join(PHASES)}, not {phase!r}")
+        raise NotationError(f"position: phase must be one of {', '.join(PHASES)}, not {excerpt(phase)}")
     m = re.fullmatch(r"([0-5]):([0-5])", rem)
     if not m:
-        raise NotationError(f"position: removed rings must look like '1:0', not {rem!r}")
+        raise NotationError(f"position: removed rings must look like '1:0', not {excerpt(rem)}")
     if mover not in ("w", "b", "-"):
-        raise NotationError(f"position: mover must be 'w', 'b' or '-', not {mover!r}")
+        raise NotationError(f"position: mover must be 'w', 'b' or '-', not {excerpt(mover)}")
     if phase in ("row", "ring") and mover == "-":
         raise NotationError("position: phases 'row' and 'ring' need the mover ('w' or 'b')")
     if passes not in ("0", "1"):
-        raise NotationError(f"position: passes must be 0 or 1, not {passes!r}")
+        raise NotationError(f"position: passes must be 0 or 1, not {excerpt(passes)}")
     assert len(board) == NUM_POINTS
     return (board, "wb".index(who), phase, (int(m.group(1)), int(m.group(2))),
             None if mover == "-" else "wb".index(mover), int(passes))
 
 
-def render(state) -> str:
+def render(state: YinshState) -> str:
     """A text drawing of the board as it looks on the real one.
 
     Columns a..k run vertically; each point is drawn on text line ``2·row − column``

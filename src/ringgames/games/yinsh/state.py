@@ -18,12 +18,15 @@ undone from an undo stack (no copies of the board).
 
 from __future__ import annotations
 
+import functools
 from typing import ClassVar
 
 import numpy as np
 
 from ...kernel_state import KernelState
-from ...protocol import TERMINAL, Game, NotationError, Outcome
+from ...protocol import TERMINAL, Game, NotationError, Outcome, Reason, Symmetry, stable_key
+from ...rng import seed_state
+from ...textbounds import excerpt
 from . import kernel as K
 from .board import BETWEEN, NUM_POINTS, POINT_NAMES, SYMMETRIES, WINDOW_ID, WINDOWS, window_of
 from .kernel import MOVE, NUM_ACTIONS, PASS, PLACE, RING, ROW
@@ -50,6 +53,7 @@ EMPTY, WHITE_MARKER, BLACK_MARKER, WHITE_RING, BLACK_RING = 0, 1, 2, 3, 4
 RINGS_PER_PLAYER = 5
 TOTAL_MARKERS = K.TOTAL_MARKERS
 _PHASE_CODE = {name: i for i, name in enumerate(K.PHASE_NAMES)}
+_MOVER_PHASES = (_PHASE_CODE["row"], _PHASE_CODE["ring"])  # the phases whose position string shows the mover
 
 
 class YinshGame(Game):
@@ -74,10 +78,10 @@ class YinshGame(Game):
     def rings_to_win(self) -> int:
         return 1 if self.variant == "blitz" else 3
 
-    def new_initial_state(self) -> "YinshState":
+    def new_initial_state(self) -> YinshState:
         return YinshState(self)
 
-    def state_from_position(self, position: str) -> "YinshState":
+    def state_from_position(self, position: str) -> YinshState:
         """A state from a position string (see :mod:`.notation`). Raises NotationError."""
         board, actor, phase, removed, mover, passes = parse_position(position)
         if any(r >= self.rings_to_win for r in removed) and phase != "over":
@@ -109,6 +113,27 @@ class YinshGame(Game):
         K.scan_rows(a)
         if phase == "row" and not st._scan_rows(actor):
             raise NotationError("position: phase 'row' but the player has no row")
+        # [project decision] rows are removed as soon as a move makes them (rules, *Rows*): a position to
+        # move or place with a completed row cannot arise, and who would resolve it first is not in the
+        # string (the mover is); it is refused, with the phase to write instead
+        if phase in ("place", "move"):
+            for p in (0, 1):
+                rows = st._scan_rows(p)
+                if rows:
+                    ends = WINDOWS[rows[0]]
+                    raise NotationError(
+                        f"position: {self.seat_names[p]} has a completed row ({point_name(ends[0])}-{point_name(ends[4])})"
+                        f" in phase {phase!r}; rows are removed before the next move: write phase 'row' with"
+                        " the mover who made it"
+                    )
+        # the mover resolves all their rows before the opponent resolves theirs
+        if phase in ("row", "ring") and mover is not None and actor != mover:
+            rows = st._scan_rows(mover)
+            if rows:
+                raise NotationError(
+                    f"position: {self.seat_names[actor]} is removing while the mover ({self.seat_names[mover]}) "
+                    "still has a row; the mover removes their rows first"
+                )
         if phase == "over":
             K.final_outcome(a, K.R_RINGS if max(removed) >= self.rings_to_win else K.R_MARKERS)
             if max(removed) >= self.rings_to_win:
@@ -116,7 +141,30 @@ class YinshGame(Game):
         st._start = st.position()
         return st
 
-    def perft_benchmark(self) -> tuple["YinshState", int]:
+    # -- research --------------------------------------------------------
+    def max_game_length(self) -> int:
+        """174 actions (blitz: 126), from the rules: 10 placements; every ring move puts one
+        more marker on the board, every removed row takes 5 off, and the game ends once
+        51 are on it, so ring moves M <= 51 + 5R for R rows removed (R <= 5: the third ring
+        removed wins; blitz R <= 1); a pass is never followed by a pass except at the end,
+        so passes <= M + 2; each row is 2 actions (row, ring). Total <= 10 + 2M + 2 + 2R
+        = 114 + 12R."""
+        return 114 + 12 * (5 if self.rings_to_win == 3 else 1)
+
+    def observation_shape(self) -> tuple[int, ...]:
+        from .observation import SHAPE
+
+        return SHAPE
+
+    def observation_planes(self) -> tuple[tuple[str, str], ...]:
+        from .observation import PLANES
+
+        return PLANES
+
+    def symmetries(self) -> list[Symmetry]:
+        return _symmetries()
+
+    def perft_benchmark(self) -> tuple[YinshState, int]:
         """After the reference placement of the rules (White to move), depth 3: 486,978 nodes."""
         s = self.new_initial_state()
         for a in "e3 a5 b5 c6 d6 e4 h7 g2 g3 g8".split():
@@ -134,6 +182,7 @@ class YinshState(KernelState):
     __slots__ = ()
     kernel = K
     max_legal = K.MAX_LEGAL
+    game: YinshGame
 
     def __init__(self, game: YinshGame):
         self._init_kernel_state(game, K.new_state(game.rings_to_win))
@@ -187,9 +236,12 @@ class YinshState(KernelState):
 
     @property
     def pending(self) -> list[list[int]]:
-        """Candidate row windows per player found after the last move."""
+        """Candidate row windows per player found after the last move (ascending; some may be broken since)."""
         s = self.s
-        return [sorted(s[K.PEND + K.MAX_PEND * p : K.PEND + K.MAX_PEND * p + s[K.NPEND + p]].tolist()) for p in (0, 1)]
+        return [
+            [w for w in range(len(WINDOWS)) if s[K.PEND + K.PEND_WORDS * p + w // K.WBITS] >> (w % K.WBITS) & 1]
+            for p in (0, 1)
+        ]
 
     def _scan_rows(self, player: int) -> list[int]:
         colour = 1 + player
@@ -206,11 +258,31 @@ class YinshState(KernelState):
         w = self.s[K.WINNER]
         if w == K.ONGOING:
             return None
-        return Outcome(() if w == K.DRAW else (int(w),), K.REASON_NAMES[self.s[K.REASON]])
+        return Outcome(() if w == K.DRAW else (int(w),), Reason(K.REASON_NAMES[self.s[K.REASON]]))
+
+    def _observation(self, player: int) -> np.ndarray:
+        from .observation import observation
+
+        return observation(self, player)
 
     def hash_key(self) -> int:
-        """A 64-bit key of the position array (equal positions, equal keys)."""
-        return hash(self.s.tobytes())
+        """An unsigned 64-bit key of the position (equal positions, equal keys; stable across processes).
+
+        Made of what :meth:`position` shows (board, player to decide, phase, passes, rings removed, the
+        mover while rows and rings are removed) plus the result and the candidate rows (a bit set): not of
+        the ring slots (their order depends on the history), the counts derived from the board, or the
+        mover outside those phases.
+        """
+        s = self.s
+        fields = s[K.ACTOR : K.PEND].copy()  # ACTOR MOVER PHASE PASSES PLACED MARKERS REMOVED(2) WINNER REASON WIN_AT
+        fields[K.PLACED - K.ACTOR] = fields[K.MARKERS - K.ACTOR] = 0
+        if s[K.PHASE] not in _MOVER_PHASES:
+            fields[K.MOVER - K.ACTOR] = -1
+        key = s[:NUM_POINTS].tobytes() + fields.tobytes()
+        pending = s[K.PEND : K.SIZE]  # the candidate rows: a bit set per colour, so already a set
+        if pending.any():
+            key += b"|" + pending.tobytes()
+        return stable_key(key)
 
     # -- notation --------------------------------------------------------
     def action_to_string(self, action: int) -> str:
@@ -223,12 +295,12 @@ class YinshState(KernelState):
             return PLACE + pts[0]
         if kind == "move":
             if BETWEEN[pts[0]][pts[1]] is None:
-                raise NotationError(f"{text!r}: {point_name(pts[0])} and {point_name(pts[1])} are not on one line")
+                raise NotationError(f"{excerpt(text)}: {point_name(pts[0])} and {point_name(pts[1])} are not on one line")
             return MOVE + pts[0] * NUM_POINTS + pts[1]
         if kind == "row":
             w = window_of(pts[0], pts[1])
             if w is None:
-                raise NotationError(f"{text!r}: a row's end points must be 4 steps apart on one line")
+                raise NotationError(f"{excerpt(text)}: a row's end points must be 4 steps apart on one line")
             return ROW + w
         if kind == "ring":
             return RING + pts[0]
@@ -243,7 +315,7 @@ class YinshState(KernelState):
                                self.mover if phase in ("row", "ring") else None, self.passes)
 
     # -- extras ------------------------------------------------------------
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, int]:
         return {
             "rings_removed_white": int(self.s[K.REMOVED]),
             "rings_removed_black": int(self.s[K.REMOVED + 1]),
@@ -255,7 +327,7 @@ class YinshState(KernelState):
 
         return render(self)
 
-    def transformed(self, k: int) -> "YinshState":
+    def transformed(self, k: int) -> YinshState:
         """The position under board symmetry ``k`` (0..11), without history.
 
         Symmetry 0 is the identity; the others rotate and reflect about F6.
@@ -269,15 +341,17 @@ class YinshState(KernelState):
         for i in range(10):
             r = a[K.RINGS + i]
             b[K.RINGS + i] = sym[r] if r >= 0 else -1
-        for p in (0, 1):
-            base = K.PEND + K.MAX_PEND * p
-            for i in range(a[K.NPEND + p]):
-                b[base + i] = transform_window(int(a[base + i]), k)
+        b[K.PEND : K.PEND + 2 * K.PEND_WORDS] = 0
+        for p, windows in enumerate(self.pending):
+            for w in windows:
+                v = transform_window(w, k)
+                b[K.PEND + K.PEND_WORDS * p + v // K.WBITS] |= 1 << (v % K.WBITS)
         t._start = t.position()
         return t
 
     def random_playouts(self, count: int, seed: int = 0) -> dict[str, np.ndarray]:
-        """``count`` uniformly random playouts from this position, run in the kernel.
+        """``count`` uniformly random playouts from this position, run in the kernel; game i is
+        the playout with seed ``seed + i`` (:mod:`ringgames.rng`).
 
         Returns arrays of length ``count``: ``winner`` (-1 draw, 0 White, 1 Black),
         ``reason`` (1 rings, 2 markers, 3 blocked), ``length`` (actions played) and
@@ -289,16 +363,25 @@ class YinshState(KernelState):
         reasons = np.empty(count, np.int32)
         lengths = np.empty(count, np.int32)
         removed = np.empty((count, 2), np.int32)
-        K.playouts(self.s, count, seed, winners, reasons, lengths, removed)
+        K.playouts(self.s, count, seed_state(seed), winners, reasons, lengths, removed)
         white = np.where(winners == 0, 1.0, np.where(winners == 1, -1.0, 0.0))
         return {"winner": winners, "reason": reasons, "length": lengths, "removed": removed,
                 "returns": np.stack([white, -white], axis=1)}
 
 
+@functools.lru_cache(maxsize=1)
+def _symmetries() -> list[Symmetry]:
+    from .observation import symmetries
+
+    return symmetries()
+
+
 def transform_window(w: int, k: int) -> int:
     sym = SYMMETRIES[k]
     pts = WINDOWS[w]
-    return window_of(sym[pts[0]], sym[pts[4]])
+    image = window_of(sym[pts[0]], sym[pts[4]])
+    assert image is not None  # a symmetry maps each window onto a window
+    return image
 
 
 def transform_action(action: int, k: int) -> int:

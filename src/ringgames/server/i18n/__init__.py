@@ -60,10 +60,10 @@ def messages(lang: str) -> dict[str, str | list[str]]:
     for m in read_catalog(lang):
         if not m.id:
             continue
-        if isinstance(m.id, tuple):
-            out[m.id[0]] = list(m.string)
+        if isinstance(m.id, (tuple, list)):
+            out[str(m.id[0])] = [str(x) for x in (m.string or ())]
         else:
-            out[m.id] = m.string
+            out[str(m.id)] = str(m.string or "")
     return out
 
 

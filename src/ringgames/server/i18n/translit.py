@@ -65,7 +65,7 @@ def build_latin_catalog(cyrillic_po: bytes) -> bytes:
         if isinstance(m.string, (list, tuple)):
             m.string = tuple(cyrillic_to_latin(s) for s in m.string)
         else:
-            m.string = cyrillic_to_latin(m.string)
+            m.string = cyrillic_to_latin(m.string or "")
     buf = io.BytesIO()
     write_po(buf, cat, width=0, omit_header=False, no_location=True)
     return buf.getvalue()

@@ -156,11 +156,12 @@ $("chatform").onsubmit = (ev) => {
 
 (async () => {
   const q = new URLSearchParams(location.search);
-  if (q.get("token")) {
-    await join(+q.get("seat"), q.get("token"));
+  const inv = new URLSearchParams(location.hash.slice(1));  // invite links carry their single-use token in the fragment
+  if (!inv.get("token") && q.get("token")) { inv.set("seat", q.get("seat")); inv.set("token", q.get("token")); }  // older links
+  if (inv.get("token")) {
     history.replaceState(null, "", `/game/${GID}`);
+    await join(+inv.get("seat"), inv.get("token"));
   }
   connect();
-  api(`/api/games/${GID}`).then(d => { if (d.invites && Object.keys(d.invites).length) { sessionStorage.setItem(`invites-${GID}`, JSON.stringify(d.invites)); render(); } }).catch(() => {});
   if (q.get("replay") !== null) setTimeout(() => $("replay").click(), 300);
 })();

@@ -1,0 +1,12 @@
+"""PettingZoo AEC environment of RINGS: ``env(variant=None, players=2, render_mode=None)``.
+
+See :mod:`ringgames.envs.aec` for the observations, actions, rewards and rendering.
+"""
+
+from __future__ import annotations
+
+from .aec import make_env_fns
+
+__all__ = ["env", "raw_env"]
+
+env, raw_env = make_env_fns("rings")

@@ -1,0 +1,91 @@
+"""Seats and their tokens: who may act for a seat.
+
+* A **seat token** (43 URL-safe characters, 32 random bytes) proves that a browser or program holds a seat.
+  It is given once (when the seat is created for its player, or when the player joins) and stored only as its
+  SHA-256 hash (``token_hash``). A fast hash is right here: the token is 256 random bits, so there is nothing to
+  guess or brute-force, unlike a password, which is why no slow, salted password hash is used.
+* An **invite token** lets one person take a waiting seat, once: joining with it stores the seat's fresh token
+  and forgets the invite (``invite_hash``). Whoever made or saw the invite link cannot act for the seat afterwards.
+* An **open seat** has no token until somebody takes it.
+
+Seats are the dicts of ``GameRow.seats``; these functions change them in place, the caller saves the row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterable
+
+from .errors import ApiError
+
+#: random bytes in a seat or invite token
+TOKEN_BYTES = 32
+#: at most this many tokens of one request are looked at (cookie + header), so a request cannot make us hash megabytes
+MAX_TOKENS = 16
+#: longer strings are not tokens of ours (``token_urlsafe(32)`` is 43 characters)
+MAX_TOKEN_LENGTH = 64
+
+
+def new_token() -> str:
+    """A fresh random token (seat or invite)."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a token: SHA-256, hex."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def split_tokens(value: str | None) -> list[str]:
+    """Tokens from a cookie or header value: dot-separated (tokens are URL-safe base64, without dots)."""
+    return [t for t in (value or "").split(".") if 0 < len(t) <= MAX_TOKEN_LENGTH][:MAX_TOKENS]
+
+
+def held(seats: list[dict], tokens: Iterable[str]) -> list[int]:
+    """The seats that ``tokens`` hold (a seat holds when the hash of one of the tokens is its ``token_hash``)."""
+    hashes = {hash_token(t) for t in list(tokens)[:MAX_TOKENS] if t and len(t) <= MAX_TOKEN_LENGTH}
+    return [i for i, s in enumerate(seats) if s.get("token_hash") in hashes]
+
+
+def human_seat(kind: str, name: str) -> tuple[dict, str | None, str | None]:
+    """A new human seat of ``kind`` me | invite | open; returns (seat, its seat token if "me", its invite token if "invite")."""
+    seat = {"kind": "human", "name": name, "spec": None, "level": None, "token_hash": None, "invite_hash": None,
+            "joined": kind == "me", "invite": kind == "invite", "open": kind == "open"}
+    token = invite = None
+    if kind == "me":
+        token = new_token()
+        seat["token_hash"] = hash_token(token)
+    elif kind == "invite":
+        invite = new_token()
+        seat["invite_hash"] = hash_token(invite)
+    return seat, token, invite
+
+
+def claim(seat: dict, invite: str | None, *, vouched: bool = False) -> str:
+    """Take ``seat`` for a new player: with its invite token, or without one if the seat is open (or ``vouched``:
+    the server itself hands the seat on, e.g. to the same player's next game). Returns the player's fresh seat token
+    and forgets the invite, so the invite link works once. Raises :class:`ApiError` (nothing changed) otherwise."""
+    if seat.get("kind") != "human":
+        raise ApiError(403, "not_a_human_seat", "that seat is played by the computer" if seat.get("kind") == "computer"
+                       else "that seat belongs to a recorded game")
+    if seat.get("joined"):
+        raise ApiError(409, "seat_taken", "that seat has been taken; an invite link works only once")
+    if not vouched:
+        if invite:
+            if not seat.get("invite_hash") or not secrets.compare_digest(hash_token(invite), seat["invite_hash"]):
+                raise ApiError(403, "bad_token", "this invite link is not valid for that seat")
+        elif not seat.get("open"):
+            raise ApiError(403, "seat_taken", "that seat is not open; you need its invite link")
+    token = new_token()
+    seat.update(token_hash=hash_token(token), invite_hash=None, joined=True)
+    return token
+
+
+def reinvite(seat: dict) -> str:
+    """A new invite token for a seat still waiting for its player; the previous invite link stops working."""
+    if seat.get("kind") != "human" or seat.get("joined"):
+        raise ApiError(409, "seat_taken", "that seat is not waiting for a player")
+    invite = new_token()
+    seat.update(invite_hash=hash_token(invite), invite=True)
+    return invite

@@ -1,0 +1,183 @@
+"""The JSON shapes the API answers (response models, so that the OpenAPI description says what comes back),
+and the error responses each kind of operation can give."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ErrorResponse(BaseModel):
+    """Every 4xx answer: a short machine-readable ``error`` code and a readable ``message``; some errors add
+    details (``ply`` for a stale ply, ``legal`` for an illegal action, ``to_move`` for a move out of turn)."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={"examples": [{"error": "stale_ply", "message": "the game is at ply 3, not 2", "ply": 3}]})
+
+    error: str = Field(..., description="a short code: bad_request, cross_site, unknown_game, not_your_turn, stale_ply, illegal_action, ...")
+    message: str = Field(..., description="what went wrong, for people")
+    ply: int | None = Field(None, description="stale_ply: the ply the game is at")
+    legal: list[str] | None = Field(None, description="illegal_action: the legal actions (at most 300)")
+    to_move: str | None = Field(None, description="not_your_turn: the seat to move")
+
+
+class SeatView(BaseModel):
+    seat: int
+    name: str
+    kind: str = Field(..., description="human, computer or record")
+    level: int | None = None
+    joined: bool
+    open: bool = Field(..., description="anyone may take the seat")
+
+
+class MoveView(BaseModel):
+    ply: int
+    seat: int
+    text: str = Field(..., description="the action in the game's notation (resign / draw for those)")
+
+
+class GameView(BaseModel):
+    """A game as one client sees it."""
+
+    id: str
+    game: str
+    title: str
+    variant: str
+    players: int
+    seat_names: list[str]
+    seats: list[SeatView]
+    status: str = Field(..., description="open, live, finished or archived")
+    source: str = Field(..., description="play or import")
+    setup: str | None = None
+    tags: dict[str, Any]
+    ply: int
+    position: str
+    to_move: int | None = Field(..., description="the seat to move, null when the game is over")
+    legal: list[str]
+    moves: list[MoveView]
+    result: str
+    reason: str | None
+    winners: list[int]
+    summary: dict[str, Any]
+    active: list[int]
+    draw_offers: list[int]
+    my_seats: list[int] = Field(..., description="the seats the request's tokens (cookie or X-Seat-Token header) hold")
+
+
+class CreatedGame(GameView):
+    tokens: dict[str, str] = Field(..., description="seat number → seat token, for the seats created for this client (also set in the game's cookie)")
+    invites: dict[str, str] = Field(..., description="seat number → invite link (single use; shown only here)")
+
+
+class JoinedGame(GameView):
+    token: str = Field(..., description="the new seat token (also set in the game's cookie)")
+
+
+class InviteLink(BaseModel):
+    seat: int
+    invite: str = Field(..., description="the new single-use invite link")
+
+
+class GameMeta(BaseModel):
+    title: str
+    variants: list[str]
+    players: list[int] = Field(..., description="[least, most]")
+    seat_names: dict[str, list[str]] = Field(..., description="number of players → seat names")
+
+
+class SeatSummary(BaseModel):
+    name: str
+    kind: str
+    open: bool
+
+
+class GameSummary(BaseModel):
+    id: str
+    game: str
+    variant: str
+    players: int
+    status: str
+    source: str
+    result: str
+    ply: int
+    seats: list[SeatSummary]
+    updated: str | None
+
+
+class GameList(BaseModel):
+    games: list[GameSummary]
+
+
+class LegalView(BaseModel):
+    ply: int
+    to_move: int | None
+    legal: list[str]
+
+
+class ChatLine(BaseModel):
+    name: str
+    text: str
+
+
+class ChatView(BaseModel):
+    chat: list[ChatLine]
+
+
+class Ok(BaseModel):
+    ok: bool
+
+
+class Positions(BaseModel):
+    positions: list[str] = Field(..., description="the position string after each ply; index 0 is the start")
+
+
+class ImportResult(BaseModel):
+    file: str | None
+    ok: bool
+    error: str | None = None
+    id: str | None = None
+    game: str | None = None
+    result: str | None = None
+    plies: int | None = None
+
+
+class ImportReport(BaseModel):
+    results: list[ImportResult]
+    imported: int
+    failed: int
+
+
+#: what each error status means, for the OpenAPI description
+ERROR_MEANING = {
+    400: "Malformed request: not JSON, or a field of the wrong type, missing, unknown or too long",
+    403: "Refused: a cross-site request (error cross_site), or the request's tokens do not hold the seat it needs",
+    404: "No game with that id",
+    409: "Conflicts with the game's state: the game is over, the ply is stale, the seat is taken, no draw offer",
+    413: "The request is too large",
+    422: "Well-formed but not acceptable: an illegal action, or a game/seat setup that the game does not allow",
+    429: "Too many requests from this client; try again later",
+}
+
+
+def errors(*statuses: int, media_type: str | None = None) -> dict[int | str, dict[str, Any]]:
+    """``responses=`` for a route: the given error statuses, each with :class:`ErrorResponse`. ``media_type``: for
+    routes whose success answer is not JSON (FastAPI would file the errors under the route's media type)."""
+    if media_type:
+        ref = {"$ref": "#/components/schemas/ErrorResponse"}
+        return {s: {"description": ERROR_MEANING[s], "content": {media_type: {"schema": ref}}} for s in statuses}
+    return {s: {"model": ErrorResponse, "description": ERROR_MEANING[s]} for s in statuses}
+
+
+def without_default_422(schema: dict) -> dict:
+    """Drop FastAPI's generated "422 Validation Error" answers (this API answers malformed requests with 400 and
+    :class:`ErrorResponse`; its 422 means an illegal action) and their schemas."""
+    for ops in schema.get("paths", {}).values():
+        for op in ops.values():
+            r = op.get("responses", {}).get("422")
+            if r and "HTTPValidationError" in str(r):
+                del op["responses"]["422"]
+    comps = schema.get("components", {}).get("schemas", {})
+    if "HTTPValidationError" not in str(schema.get("paths")):
+        comps.pop("HTTPValidationError", None)
+        comps.pop("ValidationError", None)
+    return schema
