@@ -32,10 +32,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
 from . import GAMES, load_game
 from .protocol import RingGamesError, State, apply_strings
+
+if TYPE_CHECKING:
+    from .ai.agents import Agent
 
 __all__ = ["MAX_ERROR", "MAX_LINE", "Engine", "ProtocolError", "parse_go", "run"]
 
@@ -107,7 +110,7 @@ class Engine:
         self._thread: threading.Thread | None = None
         self._busy = False  # a go is running (cleared, under the lock, as its bestmove is written)
         self._stop = threading.Event()
-        self._agent = None
+        self._agent: Agent | None = None
         self.game = load_game(game, variant, players)
         self._check_level(self._level)
         self.state: State = self.game.new_initial_state()
@@ -142,7 +145,7 @@ class Engine:
         except ValueError as exc:
             raise ProtocolError(f"bad level {_quote(level)}: {exc}") from None
 
-    def agent(self):
+    def agent(self) -> Agent:
         """The searching agent for the current game and level (made on first use, kept until
         ``newgame`` or an option changes, so that its tables and tree carry over between moves)."""
         if self._agent is None:
@@ -370,7 +373,7 @@ class Engine:
             parts.append("pv " + " ".join(pv))
         return " ".join(parts)
 
-    def _search(self, agent, state: State, limits: dict, stop: threading.Event) -> None:
+    def _search(self, agent: Agent, state: State, limits: dict, stop: threading.Event) -> None:
         try:
             action = self._run_agent(agent, state, limits, stop)
             if limits.get("infinite"):
@@ -383,7 +386,7 @@ class Engine:
             self._busy = False
             self._write_raw(answer)
 
-    def _run_agent(self, agent, state: State, limits: dict, stop: threading.Event) -> int:
+    def _run_agent(self, agent: Agent, state: State, limits: dict, stop: threading.Event) -> int:
         from .ai.alphabeta import AlphaBetaAgent
         from .ai.mcts import MCTSAgent
 
@@ -414,7 +417,7 @@ class Engine:
         return res["action"]
 
 
-def run(stdin: IO[str] | None = None, stdout: IO[str] | None = None, **options) -> int:
+def run(stdin: IO[str] | None = None, stdout: IO[str] | None = None, **options: Any) -> int:
     """Serve the protocol on ``stdin``/``stdout`` until ``quit`` or end of input; returns 0."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout

@@ -325,7 +325,7 @@ class AlphaBetaAgent:
             scores = iter_scores
             order = sorted(order, key=lambda a: -scores.get(a, -float("inf")))
             result.update(action=best_a, value=best_v, depth=depth)
-            if on_info is not None:
+            if on_info is not None and best_a is not None:
                 on_info({"depth": depth, "value": best_v, "nodes": self.nodes,
                          "seconds": time.perf_counter() - start, "pv": self._pv(state, best_a)})
             if abs(best_v) >= WIN - 1000:

@@ -27,6 +27,8 @@ import shlex
 import subprocess
 import threading
 import time
+from collections.abc import Callable
+from typing import IO
 
 from ..protocol import Game, RingGamesError, State
 from .agents import AgentError
@@ -46,7 +48,8 @@ class EngineAgent:
     """A program speaking the engine protocol, as an :class:`~ringgames.ai.agents.Agent`."""
 
     def __init__(self, command: str = "", movetime: int | None = None, depth: int | None = None,
-                 nodes: int | None = None, timeout: float | None = None, seed: int | None = None, **options):
+                 nodes: int | None = None, timeout: float | None = None, seed: int | None = None,
+                 **options: object):
         try:
             self.argv = shlex.split(str(command))
         except ValueError as exc:
@@ -104,7 +107,7 @@ class EngineAgent:
 
     def _expect(self, word: str, deadline: float) -> list[str]:
         """Lines up to (not including) the line ``word``; an ``info string error`` on the way is an AgentError."""
-        seen = []
+        seen: list[str] = []
         while True:
             line = self._read(deadline, word)
             if line == word:
@@ -123,7 +126,7 @@ class EngineAgent:
         except OSError as exc:
             raise AgentError(f"cannot start engine {_q(self.name)}: {exc}") from None
 
-        def pump(stream, sink, eof: bool) -> None:
+        def pump(stream: IO[str], sink: Callable[[str | None], None], eof: bool) -> None:
             try:
                 for raw in stream:
                     sink(raw.rstrip("\r\n")[:100_000])

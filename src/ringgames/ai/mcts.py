@@ -148,7 +148,9 @@ class MCTSAgent:
             if on_info is not None and done & 255 == 255 and time.perf_counter() - last_info >= 1.0:
                 last_info = time.perf_counter()
                 self.iterations_done = done
-                on_info(self.report(root, state.current_player(), allowed, last_info - t0))
+                progress = self.report(root, state.current_player(), allowed, last_info - t0)
+                if progress is not None:
+                    on_info(progress)
             done += 1
             node = root
             path = [root]
