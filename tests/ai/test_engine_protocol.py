@@ -253,7 +253,7 @@ def test_match_through_the_protocol_equals_direct_match():
     for game in ("yinsh",):
         direct = [play_game(game, s, i, seed=5) for i, s in enumerate([[a, b], [b, a]])]
         via = [play_game(game, s, i, seed=5) for i, s in enumerate([[ea, eb], [eb, ea]])]
-        for d, v in zip(direct, via):
+        for d, v in zip(direct, via, strict=True):
             assert v.error is None
             assert v.history == d.history and len(d.history) > 20
             assert (v.winners, v.reason, v.returns) == (d.winners, d.reason, d.returns)

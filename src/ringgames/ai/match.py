@@ -102,7 +102,8 @@ def play_game(game_name: str, seats: list[str], index: int = 0, seed: int = 0, v
                 by_spec[spec] = make_agent(with_seed(spec, seed * 100_003 + index * 101 + p), external=True)
             agents[p] = by_spec[spec]
         think = {s: 0.0 for s in by_spec}
-        for culprit, ag in by_spec.items():
+        for spec, ag in by_spec.items():
+            culprit = spec  # named in the error if its new_game fails
             start = getattr(ag, "new_game", None)
             if start is not None:
                 start(game)
