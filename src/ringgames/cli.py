@@ -1,4 +1,4 @@
-"""The ``ringgames`` command: perft, replay, play, bench, match, analyse, strength, selfplay.
+"""The ``ringgames`` command: perft, replay, play, bench, match, analyse, strength, selfplay, engine.
 
 Every command drives the games through the game protocol only.
 """
@@ -278,9 +278,12 @@ def _check_specs(specs):
 
     for spec in specs:
         try:
-            make_agent(spec)
+            agent = make_agent(spec, external=True)
         except ValueError as exc:
             raise click.BadParameter(str(exc)) from None
+        close = getattr(agent, "close", None)  # an external engine is only started by its first game
+        if close is not None:
+            close()
 
 
 @main.command()
@@ -297,8 +300,11 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
     """Play GAMES games between agent specs A B [C ...] (colours alternate).
 
     Agent specs: random, greedy, mcts:iterations=2000, mcts:time=1,
-    alphabeta:depth=3, alphabeta:time=2, level:4 ... Results are for the
-    first agent (A) against the others.
+    alphabeta:depth=3, alphabeta:time=2, level:4, baseline:5 (today's level 5,
+    frozen), "engine:CMD;movetime=500" (a program speaking the engine protocol,
+    docs/engine.md) ... Results are for the first agent (A) against the others;
+    a game an external engine spoils (illegal move, crash, timeout) is an error,
+    not a result.
     """
     from pathlib import Path
 
@@ -315,7 +321,7 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
     _check_specs(agents)
 
     def saver(r):
-        if not save_dir:
+        if not save_dir or r.reason == "error":  # an error is no game record
             return
         Path(save_dir).mkdir(parents=True, exist_ok=True)
         st = g.new_initial_state()
@@ -330,13 +336,19 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
     bar.close()
     a = agents[0]
     click.echo(f"{g.title} ({g.variant}, {g.num_players} players): {a} vs {' / '.join(agents[1:])}, {res['games']} games")
-    click.echo(f"{a}: {res['wins']} wins, {res['draws']} draws, {res['losses']} losses; score {res['score']:.3f}")
-    clip = " (score at the edge: Elo clipped)" if res["elo_clipped"] else ""
-    click.echo(f"Elo difference: {res['elo']:+.0f} (95% CI {res['elo_low']:+.0f} to {res['elo_high']:+.0f}){clip}")
+    for err in res["errors"]:
+        click.echo(f"error (not counted): {err}")
+    if res["score"] is None:
+        click.echo("no game finished without an error: no score")
+    else:
+        click.echo(f"{a}: {res['wins']} wins, {res['draws']} draws, {res['losses']} losses; score {res['score']:.3f}"
+                   + (f" ({len(res['errors'])} games ended as errors, not counted)" if res["errors"] else ""))
+        clip = " (score at the edge: Elo clipped)" if res["elo_clipped"] else ""
+        click.echo(f"Elo difference: {res['elo']:+.0f} (95% CI {res['elo_low']:+.0f} to {res['elo_high']:+.0f}){clip}")
     think = ", ".join(f"{k} {v / max(1, res['games']):.1f} s/game" for k, v in res["think_seconds"].items())
     click.echo(f"thinking time: {think}; mean game length {res['mean_actions']:.1f} actions")
     if as_json:
-        click.echo(json.dumps({k: res[k] for k in ("agents", "games", "wins", "draws", "losses", "score", "elo", "elo_low", "elo_high", "elo_clipped")}))
+        click.echo(json.dumps({k: res[k] for k in ("agents", "games", "wins", "draws", "losses", "score", "elo", "elo_low", "elo_high", "elo_clipped", "errors")}))
 
 
 @main.command()
@@ -410,7 +422,9 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
 @click.option("--out", type=click.Path(dir_okay=False), default="docs/strength/report.md", show_default=True,
               help="Markdown summary of the whole ledger, rewritten at the end.")
 @click.option("--summary-only", is_flag=True, help="Only rewrite --out from the ledger.")
-def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, summary_only):
+@click.option("--against", default=None,
+              help="Play each level against this agent spec instead (e.g. baseline:5 or \"engine:CMD;movetime=500\").")
+def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, summary_only, against):
     """Strength report: every level against random and against the level below.
 
     Resumable and divisible: each finished game is appended to --ledger at once,
@@ -427,8 +441,10 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
     lv = list(range(int(lo), int(hi or lo) + 1))
     names = [g for g in (list(games_) or list(GAMES)) if _available(g)]
     opp = ("random", "below") if opponents == "both" else (opponents,)
+    if against is not None:
+        _check_specs([against])
     if not summary_only:
-        pairs = [p for g in names for p in pairings(g, lv, scale, opp)]
+        pairs = [p for g in names for p in pairings(g, lv, scale, opp, against=against)]
         run_pairings(pairs, games, seed, ledger, jobs=jobs, echo=lambda m: click.echo(m, err=True))
     lines = ["# Strength ledger summary", "",
              f"Generated by `ringgames strength` from `{ledger}` (one line per game; rerun with `--summary-only` "
@@ -559,6 +575,25 @@ def selfplay(game, agent, games, out, jobs, variant, players, per_file, seed):
         cli_selfplay(game, agent, games, out, jobs, variant, players, per_file, seed, click.echo)
     except (ImportError, OSError, RingGamesError) as exc:
         raise click.ClickException(str(exc)) from None
+
+
+@main.command()
+@click.option("--game", "game_name", default="yinsh", show_default=True, type=click.Choice(sorted(GAMES), case_sensitive=False),
+              help="Initial game (the controller may change it with setoption).")
+@variant_opt
+@players_opt
+@click.option("--level", default="3", show_default=True,
+              help="Initial level: 1–5, baseline:N, or an agent spec such as alphabeta:time=1.")
+@click.option("--seed", type=int, default=None, help="Seed of the searching agent (repeatable play).")
+def engine(game_name, variant, players, level, seed):
+    """Speak the engine protocol (RGI, like UCI) on stdin/stdout; see docs/engine.md."""
+    from .engine import Engine, ProtocolError, run
+
+    try:
+        Engine(lambda line: None, game=game_name, variant=variant, players=players, level=level, seed=seed)
+    except (ValueError, ProtocolError) as exc:
+        raise click.BadParameter(str(exc)) from None
+    sys.exit(run(game=game_name, variant=variant, players=players, level=level, seed=seed))
 
 
 @main.command()

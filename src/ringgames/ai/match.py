@@ -31,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from .. import load_game
-from .agents import Agent, make_agent, with_seed
+from .agents import Agent, AgentError, make_agent, with_seed
 
 __all__ = ["GameResult", "play_game", "seating", "run_match", "elo_from_score", "elo_summary"]
 
@@ -47,9 +47,13 @@ class GameResult:
     history: list[str] = field(default_factory=list)
     seconds: float = 0.0
     think: dict = field(default_factory=dict)  # spec -> seconds spent choosing
+    error: str | None = None  # why the game ended as an error (reason "error"): no result
 
     def score_for(self, spec: str) -> float | None:
-        """A's score in this game (see the module docs); None if the spec did not play."""
+        """A's score in this game (see the module docs); None if the spec did not play or the
+        game ended as an error (an external engine's illegal move, crash or timeout)."""
+        if self.reason == "error":
+            return None
         mine = [p for p, s in enumerate(self.seats) if s == spec]
         others = [p for p, s in enumerate(self.seats) if s != spec]
         if not mine or not others:
@@ -76,30 +80,56 @@ def seating(specs: list[str], players: int, index: int) -> list[str]:
 
 def play_game(game_name: str, seats: list[str], index: int = 0, seed: int = 0, variant: str | None = None,
               players: int | None = None, max_actions: int = 20_000, position: str | None = None) -> GameResult:
-    """Play one game between seat specs (each seat gets its own agent, seeded from ``seed`` and ``index``)."""
+    """Play one game between seat specs (each seat gets its own agent, seeded from ``seed`` and ``index``).
+
+    An :class:`~ringgames.ai.agents.AgentError` (an external engine's illegal move, exit or
+    timeout) ends the game with reason ``"error"`` and the message in ``error``; agents with a
+    ``close()`` (external engines) are closed at the end whatever happens.
+    """
     game = load_game(game_name, variant, players or len(seats))
     state = game.new_initial_state() if position is None else game.state_from_position(position)
     agents: dict[int, Agent] = {}
     by_spec: dict[str, Agent] = {}
-    for p, spec in enumerate(seats):
-        if spec not in by_spec:  # one agent per distinct spec (a spec sitting twice keeps one tree)
-            by_spec[spec] = make_agent(with_seed(spec, seed * 100_003 + index * 101 + p))
-        agents[p] = by_spec[spec]
-    think = {s: 0.0 for s in by_spec}
+    think: dict[str, float] = {}
     t0 = time.perf_counter()
     n = 0
-    names = []
-    while not state.is_terminal() and n < max_actions:
-        p = state.current_player()
-        t = time.perf_counter()
-        a = agents[p].choose(state)
-        think[seats[p]] += time.perf_counter() - t
-        if a not in state.legal_actions():
-            raise RuntimeError(f"agent {seats[p]} chose an illegal action {a} in {state.position()}")
-        names.append(state.action_to_string(a))
-        state.apply_action(a)
-        n += 1
+    names: list[str] = []
+    error: str | None = None
+    culprit = "?"
+    try:
+        for p, spec in enumerate(seats):
+            if spec not in by_spec:  # one agent per distinct spec (a spec sitting twice keeps one tree)
+                by_spec[spec] = make_agent(with_seed(spec, seed * 100_003 + index * 101 + p), external=True)
+            agents[p] = by_spec[spec]
+        think = {s: 0.0 for s in by_spec}
+        for spec, ag in by_spec.items():
+            culprit = spec  # named in the error if its new_game fails
+            start = getattr(ag, "new_game", None)
+            if start is not None:
+                start(game)
+        while not state.is_terminal() and n < max_actions:
+            p = state.current_player()
+            culprit = seats[p]
+            t = time.perf_counter()
+            a = agents[p].choose(state)
+            think[seats[p]] += time.perf_counter() - t
+            if a not in state.legal_actions():
+                raise RuntimeError(f"agent {seats[p]} chose an illegal action {a} in {state.position()}")
+            names.append(state.action_to_string(a))
+            state.apply_action(a)
+            n += 1
+    except AgentError as exc:
+        error = f"{culprit}: {exc}"[:500]
+    finally:
+        for ag in by_spec.values():
+            close = getattr(ag, "close", None)
+            if close is not None:
+                close()
     out = state.outcome()
+    if error is not None:
+        return GameResult(index=index, seats=list(seats), returns=[0.0] * game.num_players, winners=[],
+                          reason="error", actions=n, history=names, seconds=time.perf_counter() - t0, think=think,
+                          error=error)
     return GameResult(
         index=index, seats=list(seats), returns=state.returns(), winners=list(out.winners) if out else [],
         reason=out.reason if out else "unfinished", actions=n, history=names, seconds=time.perf_counter() - t0,
@@ -187,6 +217,7 @@ def summarise(specs: list[str], results: list[GameResult]) -> dict:
         think[s] = tot
     out["think_seconds"] = think
     out["unfinished"] = sum(1 for r in results if r.reason == "unfinished")
+    out["errors"] = [f"game {r.index + 1}: {r.error}" for r in results if r.reason == "error"]
     return out
 
 

@@ -61,12 +61,16 @@ LEDGER = "docs/strength/results.jsonl"
 MIN_GAMES = 100  # games a row needs before its target is called (issue #5: "at least 100 games each")
 
 
-def pairings(name: str, levels, scale: float = 1.0, opponents=("random", "below")) -> list[dict]:
+def pairings(name: str, levels, scale: float = 1.0, opponents=("random", "below"), against: str | None = None) -> list[dict]:
     """The pairings of the report for one game: each level against ``random`` (target 0.90 from
-    level 2) and against the level below (target 0.60)."""
+    level 2) and against the level below (target 0.60); with ``against`` (an agent spec such as
+    ``baseline:5`` or ``engine:CMD``), each level against that spec instead (no target)."""
     out = []
     for lv in levels:
         me = spec_for(name, lv, scale)
+        if against is not None:
+            out.append({"game": name, "level": lv, "opponent": against, "a": me, "b": against, "target": None})
+            continue
         if "random" in opponents:
             out.append({"game": name, "level": lv, "opponent": "random", "a": me, "b": "random",
                         "target": 0.9 if lv >= 2 else None})
@@ -144,7 +148,8 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
              "recorded with engine 'kernel-nojit' and summarised apart")
     path = Path(ledger)
     path.parent.mkdir(parents=True, exist_ok=True)
-    have = {(r["game"], r["a"], r["b"], r["seed"], r["index"]) for r in read_ledger(path)}
+    # a game that ended as an error (an external engine's illegal move, crash, timeout) is played again
+    have = {(r["game"], r["a"], r["b"], r["seed"], r["index"]) for r in read_ledger(path) if r.get("reason") != "error"}
     for pr in pairs:
         todo = [i for i in range(games) if (pr["game"], pr["a"], pr["b"], seed, i) not in have]
         label = f"{pr['game']} L{pr['level']} vs {pr['opponent']}"
@@ -166,6 +171,9 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
                        "reason": r.reason, "actions": r.actions, "seconds": round(r.seconds, 2),
                        "think_a": round(r.think.get(pr["a"], 0.0), 2), "engine": engine,
                        "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(), "commit": commit}
+                if r.error is not None:
+                    rec["error"] = r.error
+                    echo(f"{label}: game {r.index + 1} ended as an error (not counted): {r.error}")
                 with path.open("a") as f:
                     f.write(json.dumps(rec) + "\n")
         finally:
@@ -202,7 +210,7 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
         w = sum(1 for x in scores if x == 1.0)
         lo_ = sum(1 for x in scores if x == 0.0)
         half = _score_half(scores)
-        target = 0.6 if opp.startswith("level") else (0.9 if lv >= 2 else None)
+        target = 0.6 if opp.startswith("level") else (0.9 if lv >= 2 else None) if opp == "random" else None
         if target is None:
             ok = ""
         elif e["score"] >= target:
