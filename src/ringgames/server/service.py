@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from .. import load_game
 from ..protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
+from ..warmup import warm_up
 from . import seats as seat_tokens
 from .db import ChatRow, GameRow, MoveRow, make_engine, migrate, sessions
 from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
@@ -109,6 +110,7 @@ class Hub:
         self.max_rooms = max_rooms
         self.ai_workers = ai_workers
         self.ai_delay = ai_delay
+        self.warmup_seconds: dict[str, float] = {}  # per game, measured by start()
         self._pool: ProcessPoolExecutor | None = None
         self._tasks: set[asyncio.Task] = set()
         self._frozen: set[str | None] = set()
@@ -132,6 +134,8 @@ class Hub:
     # -- life cycle ------------------------------------------------------
     async def start(self) -> None:
         await asyncio.to_thread(migrate, self.db_url)
+        # the kernels are compiled (or loaded from numba's cache) before the first request, not inside it
+        self.warmup_seconds = await asyncio.to_thread(warm_up)
         self.engine = make_engine(self.db_url)
         self._sessionmaker = sessions(self.engine)
         self._freeze()
@@ -182,7 +186,8 @@ class Hub:
     @property
     def pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.ai_workers, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(self.ai_workers, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=warm_up)  # each worker compiles before its first job
         return self._pool
 
     # -- loading ---------------------------------------------------------
