@@ -314,7 +314,8 @@ class Engine:
                 raise ProtocolError(f"position: expected startpos or fen, not {_quote(args[0])}")
             apply_strings(state, moves)
         except RingGamesError as exc:
-            raise ProtocolError(f"position: {exc}") from None
+            text = str(exc)
+            raise ProtocolError(text if text.startswith("position") else f"position: {text}") from None
         self.state, self._position_key = state, (start, moves)
 
     def cmd_go(self, args: list[str]) -> None:

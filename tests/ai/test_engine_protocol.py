@@ -383,3 +383,22 @@ def test_match_and_strength_commands_take_an_engine(tmp_path):
     CliRunner().invoke(main, args)
     assert len(read_ledger(ledger)) == 4
     assert "engine:" not in out.read_text().split("Levels now:")[1].split("\n| game | level")[1]
+
+
+def test_timeout_also_bounds_the_start_up_handshake(tmp_path):
+    mute = tmp_path / "mute.py"
+    mute.write_text("import sys, time\nsys.stdin.readline()\ntime.sleep(1000)\n")  # reads `rgi`, never answers
+    t = time.monotonic()
+    r = play_game("yinsh", [f"engine:{sys.executable} {mute};timeout=2", "greedy"], 0, seed=1)
+    assert r.reason == "error" and "rgiok" in r.error, r.error
+    assert time.monotonic() - t < 30  # the 2 s given, not the 120 s start-up default
+
+
+def test_error_lines_read_well_and_stay_bounded(pipe):
+    assert pipe.ask("setoption name players value 3", "info string error")[-1] == (
+        "info string error: YINSH is played by 2 players, not 3")
+    assert pipe.ask("position fen xx", "info string error")[-1].startswith(
+        "info string error: position: expected 6 fields")  # one "position:", not two
+    for line in ("position startpos moves " + "q" * 10_000, "setoption name level value " + "q" * 10_000):
+        err = pipe.ask(line, "info string error")[-1]
+        assert len(err) <= len("info string error: ") + 200 and err.count("q") < 200

@@ -8,8 +8,8 @@ start) and ``go`` with its limits, and reads ``bestmove``.
 
 Options after the last ``;``: ``movetime`` (ms per decision; the default, 1000,
 when no other limit is given), ``depth``, ``nodes`` (sent as ``go`` limits),
-``timeout`` (seconds to wait for a reply; default: twice the movetime plus 10 s,
-or 120 s with depth/nodes only), ``seed`` (sent as ``setoption name seed`` when the engine
+``timeout`` (seconds to wait for any reply, the start-up handshake included; default: twice
+the movetime plus 10 s, or 120 s with depth/nodes only, and 120 s for the start-up), ``seed`` (sent as ``setoption name seed`` when the engine
 has that option). Any other ``key=value`` is sent as ``setoption name key value value``
 and must be an option the engine announced: ``engine:ringgames engine;level=2``.
 
@@ -63,8 +63,13 @@ class EngineAgent:
         if not limits:
             limits = {"movetime": 1000}
         self.limits = limits
+        # a timeout given by the user bounds every wait, the start-up handshake included; the default
+        # leaves the start-up STARTUP_TIMEOUT (an engine may compile its kernels on a cold cache)
+        self.startup_timeout = STARTUP_TIMEOUT if timeout is None else float(timeout)
         if timeout is None:
             timeout = 2 * limits["movetime"] / 1000 + 10 if "movetime" in limits else 120.0
+        if not float(timeout) > 0:
+            raise ValueError(f"engine option timeout must be a positive number of seconds, not {timeout!r}")
         self.timeout = float(timeout)
         self.seed = seed
         self.options = {str(k): str(v) for k, v in options.items()}
@@ -138,7 +143,7 @@ class EngineAgent:
         lines = self._lines
         threading.Thread(target=pump, args=(self.proc.stdout, lines.put, True), daemon=True).start()
         threading.Thread(target=pump, args=(self.proc.stderr, self._stderr.append, False), daemon=True).start()
-        deadline = time.monotonic() + max(STARTUP_TIMEOUT, self.timeout)
+        deadline = time.monotonic() + self.startup_timeout
         self._send("rgi")
         self.announced = set()
         for line in self._expect("rgiok", deadline):
