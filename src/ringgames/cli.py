@@ -273,12 +273,44 @@ def play(game, variant, players, position, moves, white, black, south, north, se
     finish(0)
 
 
-def _check_specs(specs):
+def _seconds(value: float, name: str) -> float:
+    """A positive, finite number of seconds (at most a day), else a usage error naming the option."""
+    if not (0 < value <= 86_400):  # also false for nan
+        raise click.BadParameter(f"{value} is not a number of seconds in (0, 86400]", param_hint=name)
+    return value
+
+
+def _check_db(url: str) -> None:
+    """Connect to the database once, so that a bad ``--db`` stops with the reason instead of a traceback."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except (SQLAlchemyError, ValueError):
+        raise click.BadParameter(f"{url[:80]!r} is not a database URL (sqlite:///PATH, postgresql+psycopg://...)",
+                                 param_hint="--db") from None
+    from .server.db import normalize_url
+
+    try:
+        engine = create_engine(normalize_url(url))
+        try:
+            with engine.connect():
+                pass
+        finally:
+            engine.dispose()
+    except (SQLAlchemyError, ImportError, ValueError) as exc:
+        reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:200]
+        raise click.ClickException(f"cannot open the database {shown}: {reason}") from None
+
+
+def _check_specs(specs, external: bool = True):
     from .ai.agents import make_agent
 
     for spec in specs:
         try:
-            agent = make_agent(spec, external=True)
+            agent = make_agent(spec, external=external)
         except ValueError as exc:
             raise click.BadParameter(str(exc)) from None
         close = getattr(agent, "close", None)  # an external engine is only started by its first game
@@ -357,7 +389,8 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
 @players_opt
 @position_opt
 @moves_opt
-@click.option("--time", "seconds", type=float, default=5.0, show_default=True, help="Search time in seconds.")
+@click.option("--time", "seconds", type=float, default=5.0, show_default=True, callback=lambda c, p, v: _seconds(v, "--time"),
+              help="Search time in seconds (more than 0, at most 86,400).")
 @click.option("--agent", "kind", type=click.Choice(["auto", "alphabeta", "mcts"]), default="auto", show_default=True,
               help="Search to use (auto: alpha-beta for two players, MCTS for more).")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -570,7 +603,7 @@ def selfplay(game, agent, games, out, jobs, variant, players, per_file, seed):
     from .rl.selfplay import cli_selfplay
 
     _game(game, variant, players)
-    _check_specs([agent])
+    _check_specs([agent], external=False)  # self-play records our own agents' search policies: no engine:
     try:
         cli_selfplay(game, agent, games, out, jobs, variant, players, per_file, seed, click.echo)
     except (ImportError, OSError, RingGamesError) as exc:
@@ -623,17 +656,22 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
     """Run the play site (lobby, games, archive, JSON API at /docs). Needs the ``server`` extra."""
     _require_server("serve")
     import uvicorn
+    from limits.errors import ConfigurationError
 
     from .server.app import create_app
     from .server.db import default_sqlite_url
-    from .server.limits import Limits
+    from .server.limits import Limits, RateLimits
 
     try:
         limits = Limits.from_options(limit_options)
+        RateLimits(limits)  # the rate limits' storage URL is read here: a bad one stops serve with the reason
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--limit") from None
+    except ConfigurationError as exc:
+        raise click.BadParameter(f"storage={limits.storage}: {exc}"[:300], param_hint="--limit") from None
 
     url = db_url or default_sqlite_url()
+    _check_db(url)
     if url.startswith("sqlite:///"):
         click.echo(f"database: SQLite file {url[len('sqlite:///'):]}")
     else:
@@ -664,6 +702,7 @@ def import_(files, db_url):
     from .server.service import Hub
 
     url = db_url or default_sqlite_url()
+    _check_db(url)
 
     async def run():
         hub = Hub(url, run_computers=False)  # a server may use this database: only `serve` plays computer seats
