@@ -376,11 +376,12 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
         click.echo(f"{a}: {res['wins']} wins, {res['draws']} draws, {res['losses']} losses; score {res['score']:.3f}"
                    + (f" ({len(res['errors'])} games ended as errors, not counted)" if res["errors"] else ""))
         clip = " (score at the edge: Elo clipped)" if res["elo_clipped"] else ""
-        click.echo(f"Elo difference: {res['elo']:+.0f} (95% CI {res['elo_low']:+.0f} to {res['elo_high']:+.0f}){clip}")
+        elo = {k: round(res[k]) + 0 for k in ("elo", "elo_low", "elo_high")}  # whole numbers: no "-0"
+        click.echo(f"Elo difference: {elo['elo']:+d} (95% CI {elo['elo_low']:+d} to {elo['elo_high']:+d}){clip}")
     think = ", ".join(f"{k} {v / max(1, res['games']):.1f} s/game" for k, v in res["think_seconds"].items())
     click.echo(f"thinking time: {think}; mean game length {res['mean_actions']:.1f} actions")
     if as_json:
-        click.echo(json.dumps({k: res[k] for k in ("agents", "games", "wins", "draws", "losses", "score", "elo", "elo_low", "elo_high", "elo_clipped", "errors")}))
+        click.echo(json.dumps({k: res[k] for k in ("agents", "games", "wins", "draws", "losses", "score", "score_low", "score_high", "elo", "elo_low", "elo_high", "elo_clipped", "errors")}))
 
 
 @main.command()

@@ -209,12 +209,11 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
         n = len(scores)
         w = sum(1 for x in scores if x == 1.0)
         lo_ = sum(1 for x in scores if x == 0.0)
-        half = _score_half(scores)
         target = 0.6 if opp.startswith("level") else (0.9 if lv >= 2 else None) if opp == "random" else None
         if target is None:
             ok = ""
         elif e["score"] >= target:
-            ok = "met" + ("" if e["score"] - half >= target else " (interval reaches below)")
+            ok = "met" + ("" if e["score_low"] >= target else " (interval reaches below)")
         else:
             ok = f"**missed** (< {target:.2f})"
         if current is not None and (game, lv, a, b) not in current:
@@ -225,18 +224,6 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
         engines = "/".join(sorted({r.get("engine", "?") for r in rs}))
         clip = " clipped" if e["elo_clipped"] else ""
         lines.append(f"| {game} | {lv} | `{a}` | {opp} (`{b}`) | {n} ({seeds}) | {w}-{n - w - lo_}-{lo_} | "
-                     f"{e['score']:.3f} ({max(0.0, e['score'] - half):.2f}–{min(1.0, e['score'] + half):.2f}) | "
+                     f"{e['score']:.3f} ({e['score_low']:.2f}–{e['score_high']:.2f}) | "
                      f"{e['elo']:+.0f} ({e['elo_low']:+.0f} … {e['elo_high']:+.0f}){clip} | {ok} | {engines} |")
     return "\n".join(lines) + "\n"
-
-
-def _score_half(scores: list[float]) -> float:
-    """Half-width of the 95% interval of the mean score (as :func:`~ringgames.ai.match.elo_summary`)."""
-    import math
-
-    n = len(scores)
-    s = sum(scores) / n
-    var = sum((x - s) ** 2 for x in scores) / (n - 1) if n > 1 else 0.25
-    shrunk = (sum(scores) + 0.5) / (n + 1)
-    var = max(var, shrunk * (1.0 - shrunk) / 2.0)
-    return 1.96 * math.sqrt(var / n)
