@@ -205,9 +205,12 @@ def play(game, variant, players, position, moves, white, black, south, north, se
     names = g.seat_names
     click.echo(f"{g.title} ({g.variant}) — " + ", ".join(f"{n}: {s}" for n, s in zip(names, specs, strict=True)))
 
+    def record() -> Record:  # the seats' tags in every record this command prints or saves
+        return Record.from_state(state, {n.capitalize(): s for n, s in zip(names, specs, strict=True)})
+
     def finish(code=0):
         if save_path:
-            save_file(save_path, [Record.from_state(state, {n.capitalize(): s for n, s in zip(names, specs, strict=True)})])
+            save_file(save_path, [record()])
             click.echo(f"saved to {save_path}")
         sys.exit(code)
 
@@ -226,7 +229,7 @@ def play(game, variant, players, position, moves, white, black, south, north, se
         line = sys.stdin.readline()
         if not line:
             click.echo("\ninput ended; the game is unfinished. Record so far:")
-            click.echo(Record.from_state(state).dumps())
+            click.echo(record().dumps())
             finish(1)
         text = line.split(";")[0].strip()
         if not sys.stdin.isatty():
@@ -238,7 +241,7 @@ def play(game, variant, players, position, moves, white, black, south, north, se
             click.echo("legal: " + " ".join(state.action_to_string(a) for a in state.legal_actions()))
             continue
         if low == "quit":
-            click.echo(Record.from_state(state).dumps())
+            click.echo(record().dumps())
             finish(0)
         if low == "resign":
             state.resign(p)
