@@ -364,3 +364,11 @@ def test_a_huge_action_is_refused_with_a_bounded_message(game, text):
     with pytest.raises(NotationError) as exc:
         s.string_to_action(text)
     assert len(str(exc.value)) < 300
+
+
+@pytest.mark.parametrize("text", ['[Game "gyges"]\n\n1. 321123 ...\n', '[Game "yinsh"]\n\n1. e3 ...\n',
+                                  '[Game "rings"]\n[Players "2"]\n\n1. K12 ...\n'])
+def test_turn_goes_on_only_where_the_turn_would_end_by_itself(text):
+    # YINSH and Gygès turns never end implicitly, and a RINGS placement without a possible conversion ends anyway
+    with pytest.raises(RecordError, match="only follows a turn that would otherwise end here"):
+        loads(text, "x.rgn")[0].replay()

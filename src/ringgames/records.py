@@ -229,6 +229,12 @@ class Record:
                     if isinstance(exc, IllegalActionError) and exc.legal and len(exc.legal) <= 40:
                         msg += f" (legal: {' '.join(exc.legal)})"
                     raise RecordError(msg) from None
+            if goes_on and (state.is_terminal() or line_player is None or state.current_player() != line_player
+                            or state.implicit_turn_end() is None):
+                raise RecordError(
+                    f"{self._where(turn, n, len(turn.tokens) - 1)}: {TURN_GOES_ON!r} (turn not ended) only follows a turn"
+                    " that would otherwise end here (RINGS: a conversion still possible)"
+                )
             if not state.is_terminal() and line_player is not None and state.current_player() == line_player:
                 nxt = self.turns[n].tokens[0].lower() if n < len(self.turns) and self.turns[n].tokens else ""
                 # a resignation (or draw) may interrupt a turn: the line before it then ends its turn only if it says so
