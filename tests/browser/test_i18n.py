@@ -172,10 +172,14 @@ def test_accept_language_of_the_browser(server, page_factory):
 def test_error_messages_follow_the_language(server, page_factory):
     """An error the page shows comes from the catalog by its machine-readable code."""
     page = page_factory()
-    page.goto(f"{server.url}/game/nosuchgame?lang=cs")
-    page.wait_for_function("() => document.getElementById('title').textContent !== '…'")
-    assert page.inner_text("#title") == i18n.messages("cs")["game.no_such_game"]
-    assert page.inner_text("#err") == i18n.messages("cs")["error.unknown_game"]
+    page.goto(f"{server.url}/game/nosuchgame?lang=cs")  # no such game: a page of its own, in the language
+    assert page.inner_text("h1") == i18n.messages("cs")["notfound.game_h"] and page.locator("#board").count() == 0
+    gid = httpx.post(f"{server.url}/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "computer", "level": 0}]}).json()["id"]
+    page.goto(f"{server.url}/game/{gid}?lang=cs")
+    page.wait_for_function("() => S !== null")
+    page.evaluate("() => post('draw', {what: 'accept'})")  # a spectator may not accept a draw: 403 not_your_seat
+    page.wait_for_function("() => document.getElementById('err').textContent !== ''")
+    assert page.inner_text("#err") == i18n.messages("cs")["error.not_your_seat"]
 
 
 @pytest.mark.parametrize("path", ["/", "/archive", "/rules/yinsh", "/rules/gyges", "/rules/rings", "/docs", "/game/{gid}"])
