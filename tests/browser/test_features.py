@@ -116,7 +116,7 @@ def test_resign_then_play_again_brings_both_players_to_the_new_game(server, page
     bob.click("#resign")
     for p in (ann, bob, watcher):
         p.wait_for_function("() => S.to_move === null")
-        assert p.inner_text("#turn") == "Game over: Ann (south) won (resign)"
+        assert p.inner_text("#turn") == "Game over: Ann (south) wins by resignation."
     assert bob.locator("#moves li").last.inner_text() == "north resign"
     assert watcher.locator("#again").is_hidden()
     # Bob asks for another game: he lands in a new one, in the same seat, with the same setup mode
@@ -247,7 +247,7 @@ def test_archive_upload_good_and_bad_files(server, page_factory, tmp_path):
     page.click("#upload button")
     page.wait_for_function("() => document.querySelectorAll('#results li').length === 2 && document.querySelector('#results li a')")
     assert "upload-bad.rgn" in page.locator("#results li.err").inner_text()
-    assert page.locator("#results li a").inner_text() == "upload-good.rgn: imported (yinsh, 7 plies, result none)"
+    assert page.locator("#results li a").inner_text() == "upload-good.rgn: imported (yinsh, 7 plies, result unfinished)"
     gid = page.locator("#results li a").get_attribute("href").split("/game/")[1].split("?")[0]
     row = page.locator(f'#games a[data-game="{gid}"]')
     row.wait_for()

@@ -122,7 +122,8 @@ def _import_yinsh(url, plies):
         s.apply_action(s.legal_actions()[0])
     text = Record.from_state(s, {"White": "Ann", "Black": "Bob"}).dumps()
     r = httpx.post(f"{url}/api/import", files=[("files", (f"p{plies}.rgn", text.encode(), "text/plain"))], timeout=30)
-    assert r.status_code == 200 and r.json()["results"][0]["ok"], r.text
+    res = r.json()["results"][0]
+    assert r.status_code == 200 and (res["ok"] or res.get("duplicate")), r.text  # another language's test imported it already
     gid = r.json()["results"][0]["id"]
     assert httpx.get(f"{url}/api/games/{gid}").json()["ply"] == plies
     return gid

@@ -38,3 +38,36 @@ def test_an_existing_game_page_has_its_controls(client):
     gid, _, _ = two_humans(client)
     r = client.get(f"/game/{gid}")
     assert r.status_code == 200 and 'id="board"' in r.text and 'id="resign"' in r.text
+
+
+def test_invite_only_games_are_not_listed_as_open(client):
+    invite = client.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "invite"}]}).json()["id"]
+    anyone = client.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "open"}]}).json()["id"]
+    rings = client.post("/api/games", json={"game": "rings", "players": 3,
+                                            "seats": [{"kind": "me"}, {"kind": "invite"}, {"kind": "open"}]}).json()["id"]
+    listed = [g["id"] for g in client.get("/api/games", params={"status": "open"}).json()["games"]]
+    assert anyone in listed and rings in listed and invite not in listed
+    assert client.get(f"/api/games/{invite}").json()["status"] == "open"  # still waiting for the friend
+    # many invite-only games do not crowd out an open one
+    for _ in range(60):
+        client.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "invite"}]})
+    listed = [g["id"] for g in client.get("/api/games", params={"status": "open", "limit": 2}).json()["games"]]
+    assert listed == [rings, anyone]
+
+
+def test_the_same_record_uploaded_twice_is_reported_as_a_duplicate(client, boardspace_files):
+    data = boardspace_files[0].read_bytes()
+    first = client.post("/api/import", files=[("files", ("a.sgf", data, "text/plain"))]).json()
+    assert first["imported"] == 1 and first["failed"] == 0
+    gid = first["results"][0]["id"]
+    again = client.post("/api/import", files=[("files", ("copy.sgf", data, "text/plain")),
+                                              ("files", ("b.sgf", boardspace_files[1].read_bytes(), "text/plain"))]).json()
+    assert again["imported"] == 1 and again["duplicates"] == 1 and again["failed"] == 0
+    dup = again["results"][0]
+    assert dup["duplicate"] is True and dup["ok"] is False and dup["id"] == gid and "already in the archive" in dup["error"]
+    archived = [g for g in client.get("/api/games", params={"status": "finished", "limit": 500}).json()["games"]
+                + client.get("/api/games", params={"status": "archived", "limit": 500}).json()["games"]]
+    assert len(archived) == 2
+    # the same file twice in one upload: one game
+    twice = client.post("/api/import", files=[("files", ("c.sgf", boardspace_files[2].read_bytes(), "text/plain"))] * 2).json()
+    assert twice["imported"] == 1 and twice["duplicates"] == 1

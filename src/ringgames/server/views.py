@@ -129,12 +129,15 @@ class Ok(BaseModel):
 
 class Positions(BaseModel):
     positions: list[str] = Field(..., description="the position string after each ply; index 0 is the start")
+    to_move: list[int | None] = Field(..., description="the seat to move after each ply (null once the game is over)")
+    summaries: list[dict[str, Any]] = Field(..., description="the game's summary after each ply (rings removed, scores...)")
 
 
 class ImportResult(BaseModel):
     file: str | None
     ok: bool
     error: str | None = None
+    duplicate: bool = Field(False, description="the same game is already in the archive (``id``: that game); not imported again")
     id: str | None = None
     game: str | None = None
     result: str | None = None
@@ -144,7 +147,8 @@ class ImportResult(BaseModel):
 class ImportReport(BaseModel):
     results: list[ImportResult]
     imported: int
-    failed: int
+    failed: int = Field(..., description="records that could not be read or replayed")
+    duplicates: int = Field(0, description="records already in the archive (not imported again)")
 
 
 #: what each error status means, for the OpenAPI description

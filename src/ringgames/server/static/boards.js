@@ -197,14 +197,16 @@ class GygesBoard {
       this.sel = this.end = null;
       if (c) return this.onAction(c[0]);
     }
-    this.redraw();
+    if (this.onLocal) this.onLocal(); else this.redraw();  // the page's status says what the next click does
   }
   arrangement() {  // the arrangement clicked so far, as six digits when complete, else null
     return this.arr && this.arr.every(v => v) ? this.arr.join("") : null;
   }
-  describe(position) {
+  describe(position, over) {
     const st = this.parse(position);
+    if (over) return {phase: "", extra: ""};
     if (this.arr) return {phase: t("phase.gyges.arrange"), extra: t("gyges.arrange_help")};
+    if (this.end) return {phase: t("phase.gyges.replace"), extra: t("gyges.replace_help", {square: this.end})};
     return {phase: "", extra: t(st.side === "S" ? "gyges.south_to_move" : "gyges.north_to_move")};
   }
 }

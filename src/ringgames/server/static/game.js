@@ -6,6 +6,8 @@ let S = null, MINE = [], ws = null, board = null, replay = null, busy = false, r
 function err(msg) { $("err").textContent = msg || ""; }
 const seatName = (i) => tOr(`seat.${S.seat_names[i]}`, S.seat_names[i]);
 const reasonText = (r) => tOr(`reason.${r}`, r);
+//: the Gygès preset arrangements (notation: the sizes on the home row, files a to f) and their names
+const PRESET_NAMES = {"321123": "setup.preset_three_one", "123321": "setup.preset_one_three", "231132": "setup.preset_two_one", "312213": "setup.preset_three_two"};
 function canAct() { return S && !replay && S.to_move !== null && MINE.includes(S.to_move) && S.seats[S.to_move].kind === "human"; }
 
 function send(action) {
@@ -22,29 +24,26 @@ function render() {
   const heading = S.players > 2 ? tn("game.heading_players", S.players, {title: S.title, variant}) : t("game.heading", {title: S.title, variant});
   $("title").textContent = S.source === "import" ? t("game.heading_imported", {heading}) : heading;
   const pos = replay ? replay.positions[replay.i] : S.position;
+  const toMove = replay ? replay.toMove[replay.i] : S.to_move;
   const legal = replay ? [] : S.legal;
   board.draw(pos, legal, canAct());
-  const d = board.describe(pos);
+  const d = board.describe(pos, toMove === null);
   let status;
-  if (replay) status = t("game.replay_status", {i: replay.i, n: replay.positions.length - 1});
-  else if (S.to_move === null) status = S.result === "draw" ? t("game.over_draw", {reason: reasonText(S.reason)})
-    : t("game.over_won", {winners: S.winners.map(w => t("game.player_seat", {name: playerName(S.seats[w]), seat: seatName(w)})).join(" + "), reason: reasonText(S.reason)});
+  if (replay) status = t("game.replay_status", {i: replay.i, n: replay.positions.length - 1}) + (toMove === null ? ` · ${t("game.replay_over")}` : "");
+  else if (S.to_move === null) status = overText();
   else status = t(canAct() ? "game.to_act_mine" : "game.to_act", {name: playerName(S.seats[S.to_move]), seat: seatName(S.to_move), phase: d.phase || t("phase.play")});
   $("status").replaceChildren(h("strong", {id: "turn"}, status), h("div", {class: "muted"}, d.extra));
-  // seats
-  $("seats").replaceChildren(...S.seats.map((s, i) => h("div", {class: "seat" + (S.to_move === i ? " to-move" : ""), "data-seat": i},
+  // seats: the player to move at the shown position is in bold
+  $("seats").replaceChildren(...S.seats.map((s, i) => h("div", {class: "seat" + (toMove === i ? " to-move" : ""), "data-seat": i},
     h("span", {class: "sw", style: `background:${S.game === "yinsh" ? ["#fff", "#111"][i] : S.game === "rings" ? SEAT_COLOURS[i] : ["#eee", "#555"][i]}`}),
     t("game.seat_label", {seat: seatName(i)}), h("span", {class: "name"}, playerName(s)),
-    s.kind === "computer" ? ` ${t("game.computer")}` : "", MINE.includes(i) ? ` ${t("game.you")}` : "",
+    MINE.includes(i) ? ` ${t("game.you")}` : "",
     s.open ? h("button", {onclick: () => join(i, null)}, t("game.take_seat")) : "")));
   const inv = JSON.parse(sessionStorage.getItem(`invites-${GID}`) || "{}");
   $("invites").replaceChildren(...Object.entries(inv).filter(([i]) => !S.seats[i].joined).map(([i, url]) =>
     h("p", {}, t("game.invite_link", {seat: seatName(i)}), h("a", {class: "invite", href: url, "data-invite": i}, url))));
-  const sm = Object.entries(S.summary || {}).map(([k, v]) => {
-    const val = typeof v === "object" ? JSON.stringify(v) : v;
-    return tOr(`summary.${k}`, `${k.replace(/_/g, " ")}: ${val}`, {v: val});
-  });
-  $("summary").replaceChildren(...sm.map(x => h("div", {}, x)));
+  const summary = replay ? replay.summaries[replay.i] : S.summary;
+  $("summary").replaceChildren(...summaryLines(summary || {}).map(([k, x]) => h("div", {"data-summary": k}, x)));
   // specials: actions that are not board clicks
   const sp = [];
   if (canAct()) {
@@ -52,16 +51,14 @@ function render() {
     const conv = S.legal.filter(a => /^x[A-X]{2}\d+$/i.test(a));
     if (S.game === "rings" && conv.length) sp.push(h("button", {id: "convert-all", onclick: convertAll}, t("action.convert_all", {n: conv.length})));
     const setups = S.legal.filter(a => /^\d{6}$/.test(a));
-    if (setups.length) {
-      const clicked = board.arrangement ? board.arrangement() : null;
-      if (setups.length > 4) sp.push(h("button", Object.assign({id: "setup-place", onclick: () => send(clicked)}, clicked ? {} : {disabled: ""}),
-        clicked ? t("setup.place_arrangement", {arrangement: clicked}) : t("setup.place_hint")));
-      sp.push(h("span", {}, t("setup.arrangement")));
-      for (const p of ["321123", "123321", "231132", "312213"]) if (setups.includes(p)) sp.push(h("button", {"data-action": p, onclick: () => send(p)}, p));
-      sp.push(h("button", {onclick: () => send(setups[Math.floor(Math.random() * setups.length)])}, t("setup.random_button")));
+    if (setups.length) {  // Gygès setup: a ready-made arrangement, a random one, or the one clicked on the home row
+      sp.push(h("span", {class: "setup-label"}, t("setup.arrangement")));
+      for (const [p, key] of Object.entries(PRESET_NAMES)) if (setups.includes(p)) sp.push(h("button", {"data-action": p, title: p, onclick: () => send(p)}, t(key)));
+      sp.push(h("button", {"data-action": "random", onclick: () => send(setups[Math.floor(Math.random() * setups.length)])}, t("setup.random_button")));
       if (setups.length > 4) {
-        const sel = h("select", {id: "setup-free"}); setups.forEach(s => sel.append(h("option", {value: s}, s)));
-        sp.push(sel, h("button", {onclick: () => send(sel.value)}, t("setup.place")));
+        const clicked = board.arrangement ? board.arrangement() : null;
+        sp.push(h("button", Object.assign({id: "setup-place", onclick: () => send(clicked)}, clicked ? {} : {disabled: ""}),
+          clicked ? t("setup.place_arrangement", {arrangement: clicked}) : t("setup.place_hint")));
       }
     }
   }
@@ -87,6 +84,31 @@ function render() {
   $("record").href = `/api/games/${GID}/record`;
   $("replaybar").hidden = !replay;
   if (replay) $("r-ply").textContent = `${replay.i}/${replay.positions.length - 1}`;
+}
+
+function winnerName(i) {  // a winner in words: "Ann (white)", "Black (computer, level 3)"
+  const s = S.seats[i];
+  if (s.kind === "computer" && s.level !== null && s.level !== undefined) return t("game.seat_computer", {seat: cap(seatName(i)), level: s.level});
+  return t("game.player_seat", {name: playerName(s), seat: seatName(i)});
+}
+function overText() {  // the end of the game as a sentence: who won and how
+  const reason = reasonText(S.reason);
+  if (S.result === "draw" || !S.winners.length) return t(S.reason === "agreement" ? "game.draw.agreement" : "game.draw.other", {reason});
+  if (S.winners.length > 1) return t("game.win.shared", {winners: S.winners.map(winnerName).join(", "), reason});
+  const how = {rings: "game.win.rings", markers: "game.win.markers", blocked: "game.win.blocked", resign: "game.win.resign",
+    goal: "game.win.goal", passes: "game.win.passes"}[S.reason] || "game.win.other";
+  return t(how, {winner: winnerName(S.winners[0]), reason});
+}
+function summaryLines(summary) {  // [key, text] per summary entry, in words: per-seat lists name their seats
+  const out = [];
+  for (const [k, v] of Object.entries(summary)) {
+    let val = v;
+    if (k === "scores" && Array.isArray(v)) val = v.map((n, i) => `${cap(seatName(i))} ${n}`).join(" · ");
+    else if (k === "winners" && Array.isArray(v)) { if (!v.length) continue; val = v.map(i => cap(seatName(i))).join(", "); }
+    else if (typeof v === "object") val = JSON.stringify(v);
+    out.push([k, tOr(`summary.${k}`, `${k.replace(/_/g, " ")}: ${val}`, {v: val})]);
+  }
+  return out;
 }
 
 async function convertAll() {
@@ -137,8 +159,8 @@ $("again").onclick = async () => {
   } catch (e) { err(errorText(e)); }
 };
 $("replay").onclick = async () => {
-  const {positions} = await api(`/api/games/${GID}/positions`);
-  replay = {positions, i: 0}; render();
+  const r = await api(`/api/games/${GID}/positions`);
+  replay = {positions: r.positions, toMove: r.to_move, summaries: r.summaries, i: 0}; render();
 };
 const step = (f) => () => { replay.i = Math.max(0, Math.min(replay.positions.length - 1, f(replay.i))); render(); };
 $("r-first").onclick = step(() => 0);
