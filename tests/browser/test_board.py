@@ -150,3 +150,45 @@ def test_gyges_setup_has_named_presets_one_place_control_and_the_replace_step_sa
         f"Your piece lands on {end}: now click the empty square where the piece from {end} goes.")
     assert page.locator(".pt.target").count() > 0
     assert page.errors == []
+
+
+TAP = """() => {  // every tap target of the board: its size, and the distance to the nearest other target's centre
+  const boxes = [...document.querySelectorAll('#board .pt .hit, #board .circle .hex')].map(e => {
+    const r = e.getBoundingClientRect(); return {w: r.width, h: r.height, x: r.x + r.width / 2, y: r.y + r.height / 2,
+      id: e.closest('[data-pt], [data-circle]').getAttribute('data-pt') || e.closest('[data-circle]').getAttribute('data-circle')};
+  });
+  const pts = boxes.filter(b => !/^[A-X]{2}\\d+$/.test(b.id));
+  for (const b of pts) b.near = Math.min(...pts.filter(o => o !== b).map(o => Math.hypot(o.x - b.x, o.y - b.y)));
+  return boxes;
+}"""
+
+
+def test_tap_targets_are_44_px_on_a_phone(server, page_factory, tmp_path):
+    page = page_factory(width=390, height=844, is_mobile=True, has_touch=True, device_scale_factor=2)
+    page.goto(server.url + "/")
+    for game, seats in [("yinsh", 2), ("gyges", 2), ("rings", 3)]:
+        body = {"game": game, "players": seats, "seats": [{"kind": "me", "name": "Ann"}] + [{"kind": "computer", "level": 0}] * (seats - 1)}
+        gid = page.evaluate("async (b) => (await api('/api/games', {method: 'POST', json: b})).id", body)
+        page.goto(f"{server.url}/game/{gid}")
+        page.wait_for_selector(".pt.target")
+        boxes = page.evaluate(TAP)
+        assert len(boxes) >= {"yinsh": 85, "gyges": 36 + 2, "rings": 216 + 91}[game]
+        small = [b for b in boxes if b["w"] < 44 or b["h"] < 44]
+        assert not small, (game, small[:3])
+        crowded = [b for b in boxes if b.get("near", 99) < 44]
+        assert not crowded, (game, crowded[:3])
+        # the page itself does not scroll sideways (RINGS pans inside its frame)
+        assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+        # a tap on a target acts on it
+        target = page.locator(".pt.target").nth(3)
+        target.scroll_into_view_if_needed()
+        what = target.get_attribute("data-pt")
+        target.tap()
+        if game == "gyges":  # a setup square: the piece appears on it
+            assert page.locator(f'[data-pt="{what}"] circle.gring.pending').count() == 1
+        else:
+            page.wait_for_function("() => S.ply >= 1")
+            assert game_state(page)["moves"][0]["text"].lower() == what.lower()
+        page.screenshot(path=str(tmp_path / f"phone-{game}.png"), full_page=True)
+        print("screenshot:", tmp_path / f"phone-{game}.png")
+    assert page.errors == []

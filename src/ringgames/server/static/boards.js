@@ -17,6 +17,8 @@ const YINSH_ROWS = [[2,5],[1,7],[1,8],[1,9],[1,10],[2,10],[2,11],[3,11],[4,11],[
 const YINSH_POINTS = [];
 YINSH_ROWS.forEach(([lo, hi], c) => { for (let r = lo; r <= hi; r++) YINSH_POINTS.push({c, r, id: YINSH_COLS[c] + r}); });
 const YINSH_BY_ID = Object.fromEntries(YINSH_POINTS.map(p => [p.id, p]));
+//: a point's tap target: the hexagon of the points nearer to it than to any neighbour (neighbours are 40 units apart)
+const YINSH_CELL = [[-23.1, 0], [-11.55, -20], [11.55, -20], [23.1, 0], [11.55, 20], [-11.55, 20]];
 
 class YinshBoard {
   constructor(svg, onAction) { this.svg = svg; this.onAction = onAction; this.sel = null; }
@@ -42,7 +44,9 @@ class YinshBoard {
   draw(position, legal, canAct) {
     const svg = this.svg; svg.innerHTML = "";
     const st = this.parse(position);
-    svg.setAttribute("viewBox", "0 0 430 430");
+    // the points span x 40..386 and y 30..390: a narrow frame, so that on a 390 px phone the hexagonal cell of each
+    // point (40 units between neighbours) is 44 px across
+    svg.setAttribute("viewBox", "37 0 352 420");
     const g = el("g", {class: "lines"}, svg);
     for (const p of YINSH_POINTS) for (const [dc, dr] of [[0,1],[1,0],[1,1]]) {
       const q = YINSH_BY_ID[YINSH_COLS[p.c + dc] + (p.r + dr)];
@@ -74,18 +78,33 @@ class YinshBoard {
       const [x, y] = this.xy(p);
       const v = st.cells[p.id];
       const grp = el("g", {"data-pt": p.id, class: "pt" + (targets.has(p.id) ? " target" : "") + (this.sel === p.id ? " selected" : "") + (rowPts.has(p.id) ? " inrow" : "") + (hint.has(p.id) ? " hint" : "")}, svg);
-      el("circle", {cx: x, cy: y, r: 15, class: "hit"}, grp);
+      el("polygon", {points: YINSH_CELL.map(([dx, dy]) => `${x + dx},${y + dy}`).join(" "), class: "hit"}, grp);  // the tap target
+      el("circle", {cx: x, cy: y, r: 15, class: "hl"}, grp);
       el("circle", {cx: x, cy: y, r: 2.5, class: "dot"}, grp);
       if (v === "w" || v === "b") el("circle", {cx: x, cy: y, r: 10, class: "marker " + (v === "w" ? "white" : "black")}, grp);
       if (v === "W" || v === "B") el("circle", {cx: x, cy: y, r: 14, class: "ring " + (v === "W" ? "white" : "black")}, grp);
       el("title", {}, grp).textContent = p.id;
       grp.addEventListener("click", () => this.click(p.id, legal, canAct));
     }
-    for (let c = 0; c < 11; c++) {
-      const lo = YINSH_POINTS.find(p => p.c === c && p.r === YINSH_ROWS[c][0]);
-      const [x, y] = this.xy(lo); const t = el("text", {x, y: y + 28, class: "label"}, svg); t.textContent = YINSH_COLS[c];
-    }
+    this.coordinates(svg);
     this.pending = legal.includes("pass") && canAct ? ["pass"] : [];
+  }
+  coordinates(svg) {  // column letters above and below each column, row numbers at both ends of each row where they fit
+    const g = el("g", {class: "coords"}, svg);
+    const put = (x, y, text) => { const e = el("text", {x, y: y + 4, class: "label"}, g); e.textContent = text; };
+    for (let c = 0; c < 11; c++) {
+      const [lo, hi] = YINSH_ROWS[c];
+      const [x, y0] = this.xy({c, r: lo}), [, y1] = this.xy({c, r: hi});
+      put(x, y0 + 24, YINSH_COLS[c]); put(x, y1 - 24, YINSH_COLS[c]);
+    }
+    for (let r = 1; r <= 11; r++) {
+      const cols = YINSH_POINTS.filter(p => p.r === r).map(p => p.c);
+      for (const [c, dir] of [[Math.min(...cols), -1], [Math.max(...cols), 1]]) {  // on the row's line, just beyond each end
+        if (c + dir < 0 || c + dir > 10) continue;  // no room beside the outer columns (their letters name them)
+        const [x, y] = this.xy({c, r});
+        put(x + dir * 19, y + dir * 11, String(r));
+      }
+    }
   }
   click(id, legal, canAct) {
     if (!canAct) return;
@@ -147,17 +166,17 @@ class GygesBoard {
       else if (this.end && p.start === this.sel && p.end === this.end && p.drop) targets.add(p.drop);
     }
     // goals: North's goal above row 6 (South aims at it), South's goal below row 1
-    for (const [y, name, label] of [[20, "G-north", t("gyges.goal_north")], [460, "G-south", t("gyges.goal_south")]]) {
+    for (const [y, name, label] of [[14, "G-north", t("gyges.goal_north")], [462, "G-south", t("gyges.goal_south")]]) {
       const goalIsTarget = targets.has("G") && ((st.side === "S") === (name === "G-north"));
       const grp = el("g", {"data-pt": goalIsTarget ? "G" : name, class: "pt goal" + (goalIsTarget ? " target" : "")}, svg);
-      el("rect", {x: 170, y, width: 100, height: 40, rx: 20, class: "goal"}, grp);
-      const t = el("text", {x: 220, y: y + 25, class: "label"}, grp); t.textContent = label;
+      el("rect", {x: 140, y, width: 160, height: 56, rx: 28, class: "goal hit"}, grp);  // 56 units: 44 px and more on a phone
+      const t = el("text", {x: 220, y: y + 33, class: "label"}, grp); t.textContent = label;
       if (goalIsTarget) grp.addEventListener("click", () => this.click("G", legal, canAct));
     }
     for (let r = 1; r <= 6; r++) for (let f = 0; f < 6; f++) {
       const sq = GY_FILES[f] + r; const [x, y] = this.xy(sq);
       const grp = el("g", {"data-pt": sq, class: "pt sq" + (targets.has(sq) ? " target" : "") + (this.sel === sq || this.end === sq ? " selected" : "")}, svg);
-      el("rect", {x: x - 30, y: y - 30, width: 60, height: 60, class: "square" + ((r + f) % 2 ? " alt" : "")}, grp);
+      el("rect", {x: x - 30, y: y - 30, width: 60, height: 60, class: "square hit" + ((r + f) % 2 ? " alt" : "")}, grp);
       const pending = this.arr && r === this.home ? this.arr[f] : 0;
       const n = st.cells[sq] || pending;
       for (let k = 0; k < (n || 0); k++) el("circle", {cx: x, cy: y, r: 8 + 7 * k, class: "gring" + (pending ? " pending" : "")}, grp);
@@ -272,11 +291,29 @@ class RingsBoard {
       const id = RI_LETTERS[c] + t; const [x, y] = riXY(id);
       const s = st.stones[id];
       const grp = el("g", {"data-pt": id, class: "pt" + (ptTargets.has(id) ? " target" : "")}, svg);
-      el("circle", {cx: x, cy: y, r: 8, class: "hit"}, grp);
+      el("circle", {cx: x, cy: y, r: 13, class: "hit"}, grp);  // half the distance to a neighbour: a cell of its own
+      el("circle", {cx: x, cy: y, r: 8, class: "hl"}, grp);
       if (s) el("circle", {cx: x, cy: y, r: 7, class: "stone", style: `fill:${s === "x" ? "#888" : SEAT_COLOURS[RI_SEATS.indexOf(s)]}`}, grp);
       else el("circle", {cx: x, cy: y, r: 2, class: "dot"}, grp);
       el("title", {}, grp).textContent = id;
       if (ptTargets.has(id)) grp.addEventListener("click", () => canAct && this.onAction(id));
+    }
+    this.coordinates(svg);
+  }
+  coordinates(svg) {  // the notation's names: each letter above and below its column, each row number at both ends
+    const g = el("g", {class: "coords"}, svg);
+    const put = (x, y, text) => { const e = el("text", {x, y: y + 4, class: "label small"}, g); e.textContent = text; };
+    const rowsOf = {};
+    for (const t in RI_ROWS) {
+      const cs = RI_ROWS[t];
+      const [x0, y] = riXY(RI_LETTERS[cs[0]] + t), [x1] = riXY(RI_LETTERS[cs[cs.length - 1]] + t);
+      put(x0 - 16, y, t); put(x1 + 16, y, t);
+      for (const c of cs) (rowsOf[c] = rowsOf[c] || []).push(+t);
+    }
+    for (const c in rowsOf) {
+      const ts = rowsOf[c];
+      const [x, y0] = riXY(RI_LETTERS[c] + Math.min(...ts)), [, y1] = riXY(RI_LETTERS[c] + Math.max(...ts));
+      put(x, y0 - 14, RI_LETTERS[c]); put(x, y1 + 14, RI_LETTERS[c]);
     }
   }
   describe(position) {
@@ -295,6 +332,7 @@ class ListBoard {  // a game without a drawing: the legal actions as buttons
 
 function makeBoard(game, svg, onAction) {
   const B = {yinsh: YinshBoard, gyges: GygesBoard, rings: RingsBoard}[game] || ListBoard;
+  svg.classList.add(game);  // the page's style sizes each board for touch
   const b = new B(svg, onAction);
   b.redraw = () => b._last && b.draw(...b._last);
   const draw = b.draw.bind(b);
