@@ -695,7 +695,23 @@ class Hub:
             "summary": st.summary(),
             "active": st.active_players(),
             "draw_offers": list(row.draw_offers or []),
+            "last_turn": self._last_turn(room),
         }
+
+    @staticmethod
+    def _last_turn(room: Room) -> dict | None:
+        """The last turn: the trailing moves of one seat, from ``ply`` on, and the position before them (the board
+        marks what the turn changed: a ring's origin and the markers it flipped, converted stones...)."""
+        seats = room.seats_of
+        if not seats:
+            return None
+        start = len(seats)
+        while start > 0 and seats[start - 1] == seats[-1]:
+            start -= 1
+        before = room.state.clone()
+        for _ in range(len(seats) - start):
+            before.undo_action()
+        return {"seat": seats[-1], "ply": start, "before": before.position()}
 
     async def positions(self, gid: str) -> dict[str, list]:
         """For replay, per ply (index 0: the start): the position, the seat to move (None once the game is over)

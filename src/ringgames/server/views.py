@@ -36,6 +36,12 @@ class MoveView(BaseModel):
     text: str = Field(..., description="the action in the game's notation (resign / draw for those)")
 
 
+class LastTurn(BaseModel):
+    seat: int = Field(..., description="the seat that made the turn")
+    ply: int = Field(..., description="the ply of the turn's first move")
+    before: str = Field(..., description="the position before the turn")
+
+
 class GameView(BaseModel):
     """A game as one client sees it."""
 
@@ -61,6 +67,7 @@ class GameView(BaseModel):
     summary: dict[str, Any]
     active: list[int]
     draw_offers: list[int]
+    last_turn: LastTurn | None = Field(..., description="the last turn (the trailing moves of one seat), null before the first move")
     my_seats: list[int] = Field(..., description="the seats the request's tokens (cookie or X-Seat-Token header) hold")
 
 

@@ -41,7 +41,7 @@ class YinshBoard {
     for (let i = 0; i <= n; i++) out.push(YINSH_COLS[A.c + (B.c - A.c) * i / n] + (A.r + (B.r - A.r) * i / n));
     return out;
   }
-  draw(position, legal, canAct) {
+  draw(position, legal, canAct, last) {
     const svg = this.svg; svg.innerHTML = "";
     const st = this.parse(position);
     // the points span x 40..386 and y 30..390: a narrow frame, so that on a 390 px phone the hexagonal cell of each
@@ -87,7 +87,29 @@ class YinshBoard {
       grp.addEventListener("click", () => this.click(p.id, legal, canAct));
     }
     this.coordinates(svg);
+    this.markLast(svg, st, last);
     this.pending = legal.includes("pass") && canAct ? ["pass"] : [];
+  }
+  markLast(svg, st, last) {  // the last turn: a placed ring, a ring's origin, path and flipped markers, rows and rings removed
+    if (!last || !last.texts.length) return;
+    const before = last.before ? this.parse(last.before) : st;
+    const g = el("g", {class: "last"}, svg);
+    const colour = last.seat === 0 ? "white" : "black";
+    const mark = (id, kind, r, extra = "") => { const [x, y] = this.xy(YINSH_BY_ID[id]); return el("circle", {cx: x, cy: y, r, class: `lm lm-${kind} ${extra}`, "data-last": kind, "data-at": id}, g); };
+    for (const a of last.texts) {
+      let m;
+      if ((m = /^([a-k]\d+)$/.exec(a))) mark(m[1], "placed", 19);
+      else if ((m = /^([a-k]\d+)-([a-k]\d+)$/.exec(a))) {
+        const path = this.between(m[1], m[2]);
+        const [x1, y1] = this.xy(YINSH_BY_ID[m[1]]), [x2, y2] = this.xy(YINSH_BY_ID[m[2]]);
+        el("line", {x1, y1, x2, y2, class: "lm-path"}, g);
+        mark(m[1], "from", 16);
+        mark(m[2], "to", 19);
+        for (const id of path.slice(1, -1)) if (/^[wb]$/.test(before.cells[id] || "")) mark(id, "flip", 6);
+      } else if ((m = /^x([a-k]\d+)-([a-k]\d+)$/.exec(a))) {
+        for (const id of this.between(m[1], m[2])) mark(id, "row", 10, colour);
+      } else if ((m = /^x([a-k]\d+)$/.exec(a))) mark(m[1], "ring", 14, colour);
+    }
   }
   coordinates(svg) {  // column letters above and below each column, row numbers at both ends of each row where they fit
     const g = el("g", {class: "coords"}, svg);
@@ -147,7 +169,7 @@ class GygesBoard {
     if (!m) return null;
     return {start: m[1].toLowerCase(), end: m[3].toLowerCase() === "g" ? "G" : m[3].toLowerCase(), drop: m[4] ? m[4].toLowerCase() : null};
   }
-  draw(position, legal, canAct) {
+  draw(position, legal, canAct, last) {
     const svg = this.svg; svg.innerHTML = "";
     svg.setAttribute("viewBox", "0 0 440 520");
     const st = this.parse(position);
@@ -185,6 +207,28 @@ class GygesBoard {
     }
     for (let f = 0; f < 6; f++) { const t = el("text", {x: 70 + f * 60, y: 455, class: "label"}, svg); t.textContent = GY_FILES[f]; }
     for (let r = 1; r <= 6; r++) { const t = el("text", {x: 25, y: 115 + (6 - r) * 60, class: "label"}, svg); t.textContent = r; }
+    this.markLast(svg, last);
+  }
+  markLast(svg, last) {  // the last move: its path with the squares it bounced on, where it ended, the replaced piece's new square
+    if (!last) return;
+    const a = last.texts.find(x => GygesBoard.parts(x));
+    if (!a) return;
+    const sqs = a.replace(/\(.*\)$/, "").split("-").map(x => x.toLowerCase());
+    const drop = GygesBoard.parts(a).drop;
+    const g = el("g", {class: "last"}, svg);
+    const at = (sq) => sq === "g" ? [220, last.seat === 0 ? 42 : 490] : this.xy(sq);  // South (seat 0) aims at North's goal
+    el("polyline", {points: sqs.map(q => at(q).join(",")).join(" "), class: "lm-path"}, g);
+    sqs.forEach((q, i) => {
+      const kind = i === 0 ? "from" : i === sqs.length - 1 ? "to" : "bounce";
+      const [x, y] = at(q);
+      if (q === "g") el("rect", {x: 140, y: y - 28, width: 160, height: 56, rx: 28, class: `lm lm-${kind}`, "data-last": kind, "data-at": "G"}, g);
+      else el("rect", {x: x - 27, y: y - 27, width: 54, height: 54, rx: 6, class: `lm lm-${kind}`, "data-last": kind, "data-at": q}, g);
+    });
+    if (drop) {
+      const [ex, ey] = at(sqs[sqs.length - 1]), [x, y] = this.xy(drop);
+      el("line", {x1: ex, y1: ey, x2: x, y2: y, class: "lm-drop-path"}, g);
+      el("rect", {x: x - 27, y: y - 27, width: 54, height: 54, rx: 6, class: "lm lm-drop", "data-last": "drop", "data-at": drop}, g);
+    }
   }
   click(sq, legal, canAct) {
     if (!canAct) return;
@@ -266,7 +310,7 @@ class RingsBoard {
     });
     return {stones, toMove: f[1], phase: f[2], passes: f[3]};
   }
-  draw(position, legal, canAct) {
+  draw(position, legal, canAct, last) {
     const svg = this.svg; svg.innerHTML = "";
     svg.setAttribute("viewBox", "0 0 520 560");
     const st = this.parse(position);
@@ -299,6 +343,30 @@ class RingsBoard {
       if (ptTargets.has(id)) grp.addEventListener("click", () => canAct && this.onAction(id));
     }
     this.coordinates(svg);
+    this.markLast(svg, st, last);
+  }
+  markLast(svg, st, last) {  // the last turn: the placed stone, the circles converted and the stones they turned
+    if (!last || !last.texts.length) return;
+    const before = last.before ? this.parse(last.before) : null;
+    const mover = RI_SEATS[last.seat];
+    const g = el("g", {class: "last"}, svg);
+    const done = new Set();
+    for (const a of last.texts) {
+      if (/^[A-X]\d+$/i.test(a)) {
+        const id = a.toUpperCase(); const [x, y] = riXY(id);
+        el("circle", {cx: x, cy: y, r: 11, class: "lm lm-placed", "data-last": "placed", "data-at": id}, g);
+      } else if (/^x[A-X]{2}\d+$/i.test(a)) {
+        const ci = RI_CIRCLES.find(c => c.name === a.slice(1).toUpperCase());
+        if (!ci) continue;
+        el("polygon", {points: ci.pts.map(p => riXY(p).join(",")).join(" "), class: "lm lm-circle", "data-last": "circle", "data-at": ci.name}, g);
+        for (const p of ci.pts) {  // a stone that was another player's before the turn and is the mover's now
+          if (done.has(p) || !before || !before.stones[p] || before.stones[p] === mover || st.stones[p] !== mover) continue;
+          done.add(p);
+          const [x, y] = riXY(p);
+          el("circle", {cx: x, cy: y, r: 10, class: "lm lm-converted", "data-last": "converted", "data-at": p}, g);
+        }
+      }
+    }
   }
   coordinates(svg) {  // the notation's names: each letter above and below its column, each row number at both ends
     const g = el("g", {class: "coords"}, svg);

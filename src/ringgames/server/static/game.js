@@ -26,15 +26,17 @@ function render() {
   const pos = replay ? replay.positions[replay.i] : S.position;
   const toMove = replay ? replay.toMove[replay.i] : S.to_move;
   const legal = replay ? [] : S.legal;
-  board.draw(pos, legal, canAct());
+  board.draw(pos, legal, canAct(), lastTurn(replay ? replay.i : S.moves.length));
   const d = board.describe(pos, toMove === null);
   let status;
   if (replay) status = t("game.replay_status", {i: replay.i, n: replay.positions.length - 1}) + (toMove === null ? ` · ${t("game.replay_over")}` : "");
   else if (S.to_move === null) status = overText();
   else status = t(canAct() ? "game.to_act_mine" : "game.to_act", {name: playerName(S.seats[S.to_move]), seat: seatName(S.to_move), phase: d.phase || t("phase.play")});
-  $("status").replaceChildren(h("strong", {id: "turn"}, status), h("div", {class: "muted"}, d.extra));
+  const thinking = !replay && S.to_move !== null && S.seats[S.to_move].kind === "computer";  // its move comes from the server
+  $("status").replaceChildren(h("strong", {id: "turn"}, status),
+    thinking ? h("span", {id: "thinking", class: "thinking", role: "status"}, t("game.thinking")) : "", h("div", {class: "muted"}, d.extra));
   // seats: the player to move at the shown position is in bold
-  $("seats").replaceChildren(...S.seats.map((s, i) => h("div", {class: "seat" + (toMove === i ? " to-move" : ""), "data-seat": i},
+  $("seats").replaceChildren(...S.seats.map((s, i) => h("div", {class: "seat" + (toMove === i ? " to-move" : "") + (thinking && toMove === i ? " thinking-seat" : ""), "data-seat": i},
     h("span", {class: "sw", style: `background:${S.game === "yinsh" ? ["#fff", "#111"][i] : S.game === "rings" ? SEAT_COLOURS[i] : ["#eee", "#555"][i]}`}),
     t("game.seat_label", {seat: seatName(i)}), h("span", {class: "name"}, playerName(s)),
     MINE.includes(i) ? ` ${t("game.you")}` : "",
@@ -86,6 +88,15 @@ function render() {
   if (replay) $("r-ply").textContent = `${replay.i}/${replay.positions.length - 1}`;
 }
 
+function lastTurn(upto) {  // the trailing moves of one seat among the first `upto` moves, and the position before them
+  const ms = S.moves.slice(0, upto);
+  if (!ms.length) return null;
+  const seat = ms[ms.length - 1].seat;
+  let k = ms.length;
+  while (k > 0 && ms[k - 1].seat === seat) k--;
+  const before = replay ? replay.positions[k] : S.last_turn && S.last_turn.ply === k ? S.last_turn.before : null;
+  return {seat, ply: k, texts: ms.slice(k).map(m => m.text).filter(x => x !== "resign" && x !== "draw"), before};
+}
 function winnerName(i) {  // a winner in words: "Ann (white)", "Black (computer, level 3)"
   const s = S.seats[i];
   if (s.kind === "computer" && s.level !== null && s.level !== undefined) return t("game.seat_computer", {seat: cap(seatName(i)), level: s.level});
