@@ -100,7 +100,8 @@ def test_first_turns_of_a_game_in_each_language(server, page_factory, lang):
     st = game_state(page)
     assert st["ply"] == 6 and len(st["moves"]) == 6
     moves = [li.inner_text() for li in page.locator("#moves li").all()]
-    assert moves[0] == f"{msg['seat.white']} {st['moves'][0]['text']}" and moves[1].startswith(msg["seat.black"] + " ")
+    assert moves[0] == f"1. {st['moves'][0]['text']}" and moves[1] == f"2. {st['moves'][1]['text']}"  # notation in every language
+    assert page.locator("#moves li .sw").first.get_attribute("title") == msg["seat.white"]
     assert page.inner_text("#resign") == msg["game.resign"] and page.inner_text("#replay") == msg["game.replay"]
     assert page.inner_text("#record") == msg["game.record"]
     seats = page.inner_text("#seats")

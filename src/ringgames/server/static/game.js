@@ -37,7 +37,7 @@ function render() {
     thinking ? h("span", {id: "thinking", class: "thinking", role: "status"}, t("game.thinking")) : "", h("div", {class: "muted"}, d.extra));
   // seats: the player to move at the shown position is in bold
   $("seats").replaceChildren(...S.seats.map((s, i) => h("div", {class: "seat" + (toMove === i ? " to-move" : "") + (thinking && toMove === i ? " thinking-seat" : ""), "data-seat": i},
-    h("span", {class: "sw", style: `background:${S.game === "yinsh" ? ["#fff", "#111"][i] : S.game === "rings" ? SEAT_COLOURS[i] : ["#eee", "#555"][i]}`}),
+    h("span", {class: "sw", style: `background:${seatColour(i)}`}),
     t("game.seat_label", {seat: seatName(i)}), h("span", {class: "name"}, playerName(s)),
     MINE.includes(i) ? ` ${t("game.you")}` : "",
     s.open ? h("button", {onclick: () => join(i, null)}, t("game.take_seat")) : "")));
@@ -67,8 +67,7 @@ function render() {
   $("specials").replaceChildren(...sp);
   $("legal").replaceChildren(...(canAct() ? S.legal : []).map(a => h("option", {value: a}, a)));
   // moves
-  $("moves").replaceChildren(...S.moves.map(m => h("li", {}, `${seatName(m.seat)} ${m.text}`)));
-  $("moves").scrollTop = 1e9;
+  renderMoves(replay ? replay.i : S.moves.length);
   // buttons
   const over = S.to_move === null, player = MINE.some(i => S.active.includes(i));
   $("resign").hidden = !(!over && player);
@@ -88,6 +87,62 @@ function render() {
   if (replay) $("r-ply").textContent = `${replay.i}/${replay.positions.length - 1}`;
 }
 
+function seatColour(i) { return S.game === "yinsh" ? ["#fff", "#111"][i] : S.game === "rings" ? SEAT_COLOURS[i] : ["#eee", "#555"][i]; }
+function turns() {  // the moves grouped by turn: [{n, seat, plies: [{ply, text}]}]; a RINGS turn starts with a stone or a pass
+  const out = [];
+  for (const m of S.moves) {
+    const cur = out[out.length - 1];
+    const starts = !cur || cur.seat !== m.seat || (S.game === "rings" && /^([A-X]\d+|pass)$/i.test(m.text));
+    if (starts) out.push({n: out.length + 1, seat: m.seat, plies: [m]}); else cur.plies.push(m);
+  }
+  return out;
+}
+function moveText(m) {  // notation, the same in every language; resignations and agreed draws in words
+  return m.text === "resign" ? t("moves.resign") : m.text === "draw" ? t("moves.draw") : m.text;
+}
+function renderMoves(shown) {  // one line per turn in the game's notation; the move shown on the board is marked
+  const lines = [];
+  const cur = shown - 1;  // the ply of the move that led to the shown position
+  const ts = turns();
+  for (let k = 0; k < ts.length; k++) {
+    const tr = ts[k];
+    const visible = tr.plies.filter(m => m.text !== "end");  // RINGS: the end of a turn is implicit, as in records
+    const isPass = S.game === "rings" && visible.length === 1 && visible[0].text === "pass";
+    let run = [tr];
+    if (isPass) {  // RINGS: passes in a row make one line
+      while (k + 1 < ts.length && ts[k + 1].plies.filter(m => m.text !== "end").map(m => m.text).join() === "pass") run.push(ts[++k]);
+    }
+    const last = run[run.length - 1];
+    const lastPly = last.plies[last.plies.length - 1].ply;
+    const here = cur >= tr.plies[0].ply && cur <= lastPly;
+    const num = run.length > 1 ? `${tr.n}–${last.n}.` : `${tr.n}.`;
+    const seats = run.map(x => x.seat);
+    const kids = [...seats.slice(0, 6).map(i => h("span", {class: "sw", title: seatName(i), style: `background:${seatColour(i)}`})),
+      h("span", {class: "num"}, num)];
+    if (run.length > 1) {
+      kids.push(" ", h("button", {class: "mv" + (here ? " current" : ""), "data-ply": lastPly, onclick: () => showPly(lastPly + 1)}, `pass ×${run.length}`));
+    } else {
+      for (const m of visible) {
+        const mark = cur === m.ply || (cur > m.ply && cur <= lastPly && m === visible[visible.length - 1]);
+        kids.push(" ", h("button", {class: "mv" + (mark ? " current" : ""), "data-ply": m.ply, onclick: () => showPly(m.ply + 1)}, moveText(m)));
+      }
+    }
+    lines.push(h("li", {class: here ? "here" : "", "data-turn": tr.n}, ...kids));
+  }
+  $("moves").replaceChildren(...lines);
+  const mark = $("moves").querySelector("li.here");  // keep the marked move in sight, inside the list only
+  if (mark) { const box = $("moves"); box.scrollTop = Math.max(0, mark.offsetTop - box.offsetTop - box.clientHeight / 2); }
+  else $("moves").scrollTop = shown ? 1e9 : 0;
+}
+async function loadReplay() {  // the position, the seat to move and the summary after every ply
+  const r = await api(`/api/games/${GID}/positions`);
+  replay = {positions: r.positions, toMove: r.to_move, summaries: r.summaries, i: replay ? replay.i : 0};
+}
+async function showPly(i) {  // the board, players card and scores after ply i (0: the start), as a replay
+  if (!replay || replay.positions.length !== S.moves.length + 1) await loadReplay();
+  replay.i = Math.max(0, Math.min(replay.positions.length - 1, i));
+  render();
+}
 function lastTurn(upto) {  // the trailing moves of one seat among the first `upto` moves, and the position before them
   const ms = S.moves.slice(0, upto);
   if (!ms.length) return null;
@@ -139,7 +194,7 @@ function connect() {
   ws.onmessage = (ev) => {
     const m = JSON.parse(ev.data);
     if (m.type === "hello") { S = m.state; MINE = m.my_seats; $("chatlog").replaceChildren(...m.chat.map(chatLine)); render(); }
-    else if (m.type === "state") { S = m.state; render(); }
+    else if (m.type === "state") { S = m.state; if (replay && replay.positions.length !== S.moves.length + 1) showPly(replay.i); else render(); }
     else if (m.type === "chat") { $("chatlog").append(chatLine(m)); $("chatlog").scrollTop = 1e9; }
     else if (m.type === "error") { err(errorText({code: m.error, message: m.message})); if (m.error === "stale_ply") ws.send(JSON.stringify({type: "sync"})); if (m.error === "unknown_game") $("title").textContent = t("game.no_such_game"); }
   };
@@ -169,16 +224,19 @@ $("again").onclick = async () => {
     location.href = `/game/${res.id}`;
   } catch (e) { err(errorText(e)); }
 };
-$("replay").onclick = async () => {
-  const r = await api(`/api/games/${GID}/positions`);
-  replay = {positions: r.positions, toMove: r.to_move, summaries: r.summaries, i: 0}; render();
-};
-const step = (f) => () => { replay.i = Math.max(0, Math.min(replay.positions.length - 1, f(replay.i))); render(); };
-$("r-first").onclick = step(() => 0);
-$("r-prev").onclick = step(i => i - 1);
-$("r-next").onclick = step(i => i + 1);
-$("r-last").onclick = step(() => 1e9);
+$("replay").onclick = () => showPly(0);
+$("r-first").onclick = () => showPly(0);
+$("r-prev").onclick = () => showPly(replay.i - 1);
+$("r-next").onclick = () => showPly(replay.i + 1);
+$("r-last").onclick = () => showPly(1e9);
 $("r-live").onclick = () => { replay = null; render(); };
+document.addEventListener("keydown", (ev) => {  // replay by keyboard: arrows step, Home/End jump, Escape back to the game
+  if (!S || ev.altKey || ev.ctrlKey || ev.metaKey || ev.target.closest("input, textarea, select")) return;
+  const at = replay ? replay.i : S.moves.length;
+  const to = {ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: 1e9}[ev.key];
+  if (to !== undefined) { ev.preventDefault(); showPly(to); }
+  else if (ev.key === "Escape" && replay) { replay = null; render(); }
+});
 $("chatform").onsubmit = (ev) => {
   ev.preventDefault();
   const text = $("chattext").value.trim(); if (!text) return;
