@@ -190,9 +190,64 @@ def test_the_computer_is_thinking_sign(server, page_factory):
     new_game(page, server, {"game": "yinsh", "seats": [{"kind": "computer", "level": 5}, {"kind": "me", "name": "Ann"}]})
     page.wait_for_selector("#thinking")
     assert page.inner_text("#thinking") == "The computer is thinking…"
+    assert page.inner_text("#turn") == "White (computer, level 5) to place a ring"
     assert page.locator('#seats [data-seat="0"]').get_attribute("class").split() == ["seat", "to-move", "thinking-seat"]
     page.once("dialog", lambda d: d.accept())
     page.click("#resign")
     page.wait_for_function("() => S.to_move === null")
     assert page.locator("#thinking").count() == 0
+    assert page.errors == []
+
+
+def yinsh_until_a_computer_ring_move(page):
+    """Play random moves against the computer until its last turn moved a ring; returns the state."""
+    rng = random.Random(9)
+    for _ in range(60):
+        st = play_and_wait_for_the_computer(page, rng.choice(game_state(page)["legal"]))
+        if st["to_move"] is not None and st["last_turn"]["seat"] == 1 and any(
+                re.fullmatch(r"[a-k]\d+-[a-k]\d+", t) for t in computer_turn(st)[0]):
+            return st
+    raise AssertionError("the computer never moved a ring")
+
+
+RUNNING = "() => document.querySelector('#board').getAnimations({subtree: true}).length"
+
+
+def test_a_new_move_is_animated_and_animations_can_be_turned_off(server, page_factory):
+    page = page_factory()
+    new_game(page, server, {"game": "yinsh", "seats": [{"kind": "me", "name": "Ann"}, {"kind": "computer", "level": 0}]})
+    assert page.is_checked("#anim")
+    st = yinsh_until_a_computer_ring_move(page)
+    texts, _ = computer_turn(st)
+    b = next(t for t in texts if re.fullmatch(r"[a-k]\d+-[a-k]\d+", t)).split("-")[1]
+    assert "animate" in page.get_attribute("#board", "class").split()
+    assert "slide" in page.get_attribute(f'[data-pt="{b}"] .ring', "class").split()
+    assert page.evaluate("id => getComputedStyle(document.querySelector(`[data-pt='${id}'] .ring`)).animationName", b) == "rg-slide"
+    # a redraw without a new move (a click on the board) does not play it again
+    page.locator(".pt.target").first.click()
+    assert "animate" not in page.get_attribute("#board", "class").split()
+    # switched off (and remembered): no animation
+    page.uncheck("#anim")
+    page.reload()
+    page.wait_for_function("() => S && MINE.length === 1")
+    assert not page.is_checked("#anim")
+    st = yinsh_until_a_computer_ring_move(page)
+    assert "animate" not in page.get_attribute("#board", "class").split()
+    assert page.evaluate(RUNNING) == 0
+    assert page.errors == []
+
+
+def test_reduced_motion_means_no_animation(server, page_factory):
+    page = page_factory(reduced_motion="reduce")
+    new_game(page, server, {"game": "rings", "players": 2, "seats": [{"kind": "me", "name": "Ann"}, {"kind": "computer", "level": 0}]})
+    assert not page.is_checked("#anim")
+    page.wait_for_selector(".pt.target")
+    play_and_wait_for_the_computer(page, "K12")
+    assert "animate" not in page.get_attribute("#board", "class").split()
+    assert page.evaluate(RUNNING) == 0
+    page.check("#anim")  # asked for explicitly: the page's style still plays nothing under reduced motion
+    play_and_wait_for_the_computer(page, next(a for a in game_state(page)["legal"] if re.fullmatch(r"[A-X]\d+", a)))
+    assert "animate" in page.get_attribute("#board", "class").split()
+    assert page.evaluate("() => getComputedStyle(document.querySelector('#board .last')).animationName") == "none"
+    assert page.evaluate(RUNNING) == 0
     assert page.errors == []

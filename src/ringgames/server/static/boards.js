@@ -10,6 +10,13 @@ function el(tag, attrs, parent) {
   return e;
 }
 const SEAT_COLOURS = ["#d9463b", "#3b6fd9", "#3aa655", "#e0b526", "#8e4fc2", "#e0822d"];
+function animateFrom(e, [x0, y0], [x1, y1]) {  // e slides in from (x0, y0) (the page's style plays it when animations are on)
+  if (!e) return;
+  e.classList.add("slide");
+  e.style.setProperty("--dx", `${x0 - x1}px`);  // CSSOM: custom properties, no style attribute
+  e.style.setProperty("--dy", `${y0 - y1}px`);
+}
+function animateAs(e, kind) { if (e) e.classList.add(kind); }
 
 // ---------------------------------------------------------------- YINSH
 const YINSH_COLS = "abcdefghijk";
@@ -91,21 +98,25 @@ class YinshBoard {
     this.pending = legal.includes("pass") && canAct ? ["pass"] : [];
   }
   markLast(svg, st, last) {  // the last turn: a placed ring, a ring's origin, path and flipped markers, rows and rings removed
+    svg.classList.toggle("animate", !!(last && last.animate));
     if (!last || !last.texts.length) return;
     const before = last.before ? this.parse(last.before) : st;
     const g = el("g", {class: "last"}, svg);
     const colour = last.seat === 0 ? "white" : "black";
+    const piece = (id, cls) => svg.querySelector(`[data-pt="${id}"] .${cls}`);
     const mark = (id, kind, r, extra = "") => { const [x, y] = this.xy(YINSH_BY_ID[id]); return el("circle", {cx: x, cy: y, r, class: `lm lm-${kind} ${extra}`, "data-last": kind, "data-at": id}, g); };
     for (const a of last.texts) {
       let m;
-      if ((m = /^([a-k]\d+)$/.exec(a))) mark(m[1], "placed", 19);
+      if ((m = /^([a-k]\d+)$/.exec(a))) { mark(m[1], "placed", 19); animateAs(piece(m[1], "ring"), "pop"); }
       else if ((m = /^([a-k]\d+)-([a-k]\d+)$/.exec(a))) {
         const path = this.between(m[1], m[2]);
         const [x1, y1] = this.xy(YINSH_BY_ID[m[1]]), [x2, y2] = this.xy(YINSH_BY_ID[m[2]]);
         el("line", {x1, y1, x2, y2, class: "lm-path"}, g);
         mark(m[1], "from", 16);
         mark(m[2], "to", 19);
-        for (const id of path.slice(1, -1)) if (/^[wb]$/.test(before.cells[id] || "")) mark(id, "flip", 6);
+        for (const id of path.slice(1, -1)) if (/^[wb]$/.test(before.cells[id] || "")) { mark(id, "flip", 6); animateAs(piece(id, "marker"), "flip"); }
+        animateFrom(piece(m[2], "ring"), [x1, y1], [x2, y2]);
+        animateAs(piece(m[1], "marker"), "pop");
       } else if ((m = /^x([a-k]\d+)-([a-k]\d+)$/.exec(a))) {
         for (const id of this.between(m[1], m[2])) mark(id, "row", 10, colour);
       } else if ((m = /^x([a-k]\d+)$/.exec(a))) mark(m[1], "ring", 14, colour);
@@ -210,6 +221,7 @@ class GygesBoard {
     this.markLast(svg, last);
   }
   markLast(svg, last) {  // the last move: its path with the squares it bounced on, where it ended, the replaced piece's new square
+    svg.classList.toggle("animate", !!(last && last.animate));
     if (!last) return;
     const a = last.texts.find(x => GygesBoard.parts(x));
     if (!a) return;
@@ -217,6 +229,9 @@ class GygesBoard {
     const drop = GygesBoard.parts(a).drop;
     const g = el("g", {class: "last"}, svg);
     const at = (sq) => sq === "g" ? [220, last.seat === 0 ? 42 : 490] : this.xy(sq);  // South (seat 0) aims at North's goal
+    const end = sqs[sqs.length - 1];
+    if (end !== "g") for (const r of svg.querySelectorAll(`[data-pt="${end}"] .gring`)) animateFrom(r, at(sqs[sqs.length - 2] || sqs[0]), at(end));
+    if (drop) for (const r of svg.querySelectorAll(`[data-pt="${drop}"] .gring`)) animateFrom(r, at(end), this.xy(drop));
     el("polyline", {points: sqs.map(q => at(q).join(",")).join(" "), class: "lm-path"}, g);
     sqs.forEach((q, i) => {
       const kind = i === 0 ? "from" : i === sqs.length - 1 ? "to" : "bounce";
@@ -346,15 +361,18 @@ class RingsBoard {
     this.markLast(svg, st, last);
   }
   markLast(svg, st, last) {  // the last turn: the placed stone, the circles converted and the stones they turned
+    svg.classList.toggle("animate", !!(last && last.animate));
     if (!last || !last.texts.length) return;
     const before = last.before ? this.parse(last.before) : null;
     const mover = RI_SEATS[last.seat];
     const g = el("g", {class: "last"}, svg);
+    const stone = (id) => svg.querySelector(`[data-pt="${id}"] .stone`);
     const done = new Set();
     for (const a of last.texts) {
       if (/^[A-X]\d+$/i.test(a)) {
         const id = a.toUpperCase(); const [x, y] = riXY(id);
         el("circle", {cx: x, cy: y, r: 11, class: "lm lm-placed", "data-last": "placed", "data-at": id}, g);
+        animateAs(stone(id), "pop");
       } else if (/^x[A-X]{2}\d+$/i.test(a)) {
         const ci = RI_CIRCLES.find(c => c.name === a.slice(1).toUpperCase());
         if (!ci) continue;
@@ -364,6 +382,7 @@ class RingsBoard {
           done.add(p);
           const [x, y] = riXY(p);
           el("circle", {cx: x, cy: y, r: 10, class: "lm lm-converted", "data-last": "converted", "data-at": p}, g);
+          animateAs(stone(p), "flip");
         }
       }
     }
@@ -404,6 +423,9 @@ function makeBoard(game, svg, onAction) {
   const b = new B(svg, onAction);
   b.redraw = () => b._last && b.draw(...b._last);
   const draw = b.draw.bind(b);
-  b.draw = (...args) => { b._last = args; draw(...args); };
+  b.draw = (...args) => {
+    b._last = args; draw(...args);
+    if (args[3] && args[3].animate) args[3] = Object.assign({}, args[3], {animate: false});  // a redraw does not play it again
+  };
   return b;
 }

@@ -1,7 +1,12 @@
 "use strict";
 const GID = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
-let S = null, MINE = [], ws = null, board = null, replay = null, busy = false, retry = 0;
+let S = null, MINE = [], ws = null, board = null, replay = null, busy = false, retry = 0, prevShown = null;
+const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
+function animationsOn() {  // remembered per browser; off by default for those who ask for less motion
+  const v = localStorage.getItem("rg_anim");
+  return v === null ? !REDUCED_MOTION.matches : v === "1";
+}
 
 function err(msg) { $("err").textContent = msg || ""; }
 const seatName = (i) => tOr(`seat.${S.seat_names[i]}`, S.seat_names[i]);
@@ -26,12 +31,21 @@ function render() {
   const pos = replay ? replay.positions[replay.i] : S.position;
   const toMove = replay ? replay.toMove[replay.i] : S.to_move;
   const legal = replay ? [] : S.legal;
-  board.draw(pos, legal, canAct(), lastTurn(replay ? replay.i : S.moves.length));
+  const shown = replay ? replay.i : S.moves.length;
+  const last = lastTurn(shown);
+  if (last) last.animate = animationsOn() && prevShown !== null && shown > prevShown;  // a new move: show it moving
+  prevShown = shown;
+  board.draw(pos, legal, canAct(), last);
   const d = board.describe(pos, toMove === null);
   let status;
   if (replay) status = t("game.replay_status", {i: replay.i, n: replay.positions.length - 1}) + (toMove === null ? ` · ${t("game.replay_over")}` : "");
   else if (S.to_move === null) status = overText();
-  else status = t(canAct() ? "game.to_act_mine" : "game.to_act", {name: playerName(S.seats[S.to_move]), seat: seatName(S.to_move), phase: d.phase || t("phase.play")});
+  else {
+    const s = S.seats[S.to_move], phase = d.phase || t("phase.play");
+    status = s.kind === "computer" && s.level !== null && s.level !== undefined
+      ? t("game.to_act_computer", {seat: cap(seatName(S.to_move)), level: s.level, phase})
+      : t(canAct() ? "game.to_act_mine" : "game.to_act", {name: playerName(s), seat: seatName(S.to_move), phase});
+  }
   const thinking = !replay && S.to_move !== null && S.seats[S.to_move].kind === "computer";  // its move comes from the server
   $("status").replaceChildren(h("strong", {id: "turn"}, status),
     thinking ? h("span", {id: "thinking", class: "thinking", role: "status"}, t("game.thinking")) : "", h("div", {class: "muted"}, d.extra));
@@ -224,6 +238,8 @@ $("again").onclick = async () => {
     location.href = `/game/${res.id}`;
   } catch (e) { err(errorText(e)); }
 };
+$("anim").checked = animationsOn();
+$("anim").onchange = () => { localStorage.setItem("rg_anim", $("anim").checked ? "1" : "0"); };
 $("replay").onclick = () => showPly(0);
 $("r-first").onclick = () => showPly(0);
 $("r-prev").onclick = () => showPly(replay.i - 1);
