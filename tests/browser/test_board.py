@@ -82,15 +82,20 @@ def test_rings_scores_in_words_and_the_players_card_at_the_shown_move(server, pa
 
 
 def test_yinsh_replay_card_shows_rings_removed_at_the_shown_move(server, page_factory):
-    s = finished("yinsh", seed=3)
+    s = finished("yinsh", seed=5)  # 2 and 1 rings removed
     gid = import_state(server.url, s, ["Ann", "Bob"])
     page = page_factory()
     page.goto(f"{server.url}/game/{gid}?replay")
     page.wait_for_selector("#replaybar", state="visible")
     first = page.inner_text("#summary")
     assert "rings removed by white: 0" in first and "rings removed by black: 0" in first
+    assert page.locator("[data-removed]").count() == 0
     page.click("#r-last")
     final = s.summary()
+    # the removed rings are drawn on each side of the board
+    assert page.locator('[data-removed="0"]').count() == final["rings_removed_white"]
+    assert page.locator('[data-removed="1"]').count() == final["rings_removed_black"]
+    assert final["rings_removed_white"] + final["rings_removed_black"] > 0
     assert f"rings removed by white: {final['rings_removed_white']}" in page.inner_text("#summary")
     assert f"rings removed by black: {final['rings_removed_black']}" in page.inner_text("#summary")
     assert page.errors == []

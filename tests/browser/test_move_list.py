@@ -132,3 +132,23 @@ def test_rings_passes_are_compressed(server, page_factory):
     assert page.inner_text('[data-summary="scores"]') == "Points: " + " · ".join(
         f"{c} {v}" for c, v in zip(("Red", "Blue", "Green"), scores, strict=True))
     assert page.errors == []
+
+
+def test_the_shown_move_stays_in_sight_in_the_list(server, page_factory, boardspace_files):
+    f = boardspace_files[3]
+    gid = import_file(server.url, f.name, f.read_bytes())
+    page = page_factory()
+    page.goto(f"{server.url}/game/{gid}")
+    page.wait_for_function("() => S && S.moves.length > 30")
+    inside = ("() => { const b = document.getElementById('moves').getBoundingClientRect(), "
+              "c = document.querySelector('#moves button.mv.current').getBoundingClientRect(); "
+              "return c.top >= b.top && c.bottom <= b.bottom; }")
+    assert page.evaluate(inside)  # the last move, at the end of the list
+    page.keyboard.press("Home")
+    page.wait_for_selector("#replaybar", state="visible")
+    for _ in range(25):
+        page.keyboard.press("ArrowRight")
+    assert page.evaluate(inside)
+    page.locator("#moves button.mv").nth(3).click()
+    assert page.evaluate(inside)
+    assert page.errors == []

@@ -53,7 +53,7 @@ class YinshBoard {
     const st = this.parse(position);
     // the points span x 40..386 and y 30..390: a narrow frame, so that on a 390 px phone the hexagonal cell of each
     // point (40 units between neighbours) is 44 px across
-    svg.setAttribute("viewBox", "37 0 352 420");
+    svg.setAttribute("viewBox", "37 0 352 456");
     const g = el("g", {class: "lines"}, svg);
     for (const p of YINSH_POINTS) for (const [dc, dr] of [[0,1],[1,0],[1,1]]) {
       const q = YINSH_BY_ID[YINSH_COLS[p.c + dc] + (p.r + dr)];
@@ -94,6 +94,10 @@ class YinshBoard {
       grp.addEventListener("click", () => this.click(p.id, legal, canAct));
     }
     this.coordinates(svg);
+    // the rings each side has removed, below the board on its side (white left, black right)
+    for (const [seat, x0, dir] of [[0, 58, 1], [1, 368, -1]]) for (let k = 0; k < st.removed[seat]; k++) {
+      el("circle", {cx: x0 + dir * k * 30, cy: 436, r: 11, class: "side-ring " + (seat ? "black" : "white"), "data-removed": seat}, svg);
+    }
     this.markLast(svg, st, last);
     this.pending = legal.includes("pass") && canAct ? ["pass"] : [];
   }

@@ -145,7 +145,7 @@ function renderMoves(shown) {  // one line per turn in the game's notation; the 
   }
   $("moves").replaceChildren(...lines);
   const mark = $("moves").querySelector("li.here");  // keep the marked move in sight, inside the list only
-  if (mark) { const box = $("moves"); box.scrollTop = Math.max(0, mark.offsetTop - box.offsetTop - box.clientHeight / 2); }
+  if (mark) { const box = $("moves"); box.scrollTop = Math.max(0, mark.offsetTop - box.clientHeight / 2); }  // #moves is the offset parent
   else $("moves").scrollTop = shown ? 1e9 : 0;
 }
 async function loadReplay() {  // the position, the seat to move and the summary after every ply
