@@ -197,3 +197,16 @@ def test_tap_targets_are_44_px_on_a_phone(server, page_factory, tmp_path):
         page.screenshot(path=str(tmp_path / f"phone-{game}.png"), full_page=True)
         print("screenshot:", tmp_path / f"phone-{game}.png")
     assert page.errors == []
+
+
+def test_a_record_without_names_names_the_winner_by_seat(server, page_factory):
+    s = finished("gyges", seed=2)
+    text = Record.from_state(s, {}).dumps()
+    r = httpx.post(f"{server.url}/api/import", files=[("files", ("nameless.rgn", text.encode(), "text/plain"))], timeout=60)
+    gid = r.json()["results"][0]["id"]
+    page = page_factory()
+    page.goto(f"{server.url}/game/{gid}")
+    page.wait_for_function("() => S && S.to_move === null")
+    seat = ("South", "North")[s.outcome().winners[0]]
+    assert page.inner_text("#turn") == f"Game over: {seat} wins by reaching the goal."
+    assert page.errors == []

@@ -169,7 +169,9 @@ function lastTurn(upto) {  // the trailing moves of one seat among the first `up
 function winnerName(i) {  // a winner in words: "Ann (white)", "Black (computer, level 3)"
   const s = S.seats[i];
   if (s.kind === "computer" && s.level !== null && s.level !== undefined) return t("game.seat_computer", {seat: cap(seatName(i)), level: s.level});
-  return t("game.player_seat", {name: playerName(s), seat: seatName(i)});
+  const name = playerName(s);
+  if (name === S.seat_names[i] || name === seatName(i)) return cap(seatName(i));  // a record without names: the seat
+  return t("game.player_seat", {name, seat: seatName(i)});
 }
 function overText() {  // the end of the game as a sentence: who won and how
   const reason = reasonText(S.reason);
