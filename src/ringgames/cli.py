@@ -696,7 +696,8 @@ def import_(files, db_url):
     """Load game records (boardspace YINSH, .rgn) into the server's archive.
 
     A file that cannot be read or replayed is reported with its reason; the
-    others are imported all the same. Exit status 1 if any failed. Needs the ``server`` extra.
+    others are imported all the same; a game already in the archive is not imported again. Exit status 1
+    if any failed. Needs the ``server`` extra.
     """
     _require_server("import")
     import asyncio
@@ -711,7 +712,7 @@ def import_(files, db_url):
     async def run():
         hub = Hub(url, run_computers=False)  # a server may use this database: only `serve` plays computer seats
         await hub.start()
-        ok = bad = 0
+        ok = bad = dup = 0
         try:
             for f in files:
                 try:
@@ -724,23 +725,26 @@ def import_(files, db_url):
                     if r["ok"]:
                         ok += 1
                         click.echo(f"{f}: imported as {r['id']} ({r['game']}, {r['plies']} plies, result {r['result']})")
+                    elif r.get("duplicate"):
+                        dup += 1
+                        click.echo(f"{f}: already in the archive as {r['id']}, not imported again")
                     else:
                         bad += 1
                         click.echo(f"error: {r['error']}", err=True)
         finally:
             await hub.stop()
-        return ok, bad
+        return ok, bad, dup
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        ok, bad = asyncio.run(run())
+        ok, bad, dup = asyncio.run(run())
     else:  # called from code that already runs an event loop (tests, notebooks): use a thread of its own
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(1) as ex:
-            ok, bad = ex.submit(asyncio.run, run()).result()
-    click.echo(f"# {ok} game(s) imported, {bad} failed", err=True)
+            ok, bad, dup = ex.submit(asyncio.run, run()).result()
+    click.echo(f"# {ok} game(s) imported, {bad} failed" + (f", {dup} already in the archive" if dup else ""), err=True)
     sys.exit(1 if bad else 0)
 
 

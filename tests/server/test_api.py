@@ -218,7 +218,8 @@ def test_import_upload_good_and_bad_files_and_replay_positions(client, boardspac
 
 def test_pages_and_openapi(client):
     assert "New game" in client.get("/").text
-    assert "svg" in client.get("/game/abc").text
+    gid = client.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "open"}]}).json()["id"]
+    assert "svg" in client.get(f"/game/{gid}").text
     assert "Import records" in client.get("/archive").text
     assert "85 intersections" in client.get("/rules/yinsh").text
     assert client.get("/rules/../etc").status_code == 404

@@ -198,7 +198,7 @@ async def get_meta():
     return out
 
 
-@router.get("/games", summary="List games, most recently changed first", description="status: open (waiting for players), live, finished, archived",
+@router.get("/games", summary="List games, most recently changed first", description="status: open (a seat anyone may take; games waiting for an invited friend are not listed), live, finished, archived",
             response_model=GameList, responses=errors(400))
 async def list_games(request: Request, status: Literal["open", "live", "finished", "archived"] | None = None,
                      limit: Annotated[int, Query(ge=1, le=500)] = 100):
@@ -334,10 +334,10 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
     return out
 
 
-@router.get("/games/{gid}/positions", summary="Position string after every ply (for replay)", response_model=Positions,
+@router.get("/games/{gid}/positions", summary="Position, seat to move and summary after every ply (for replay)", response_model=Positions,
             responses=errors(*GAME))
 async def get_positions(gid: GameId, request: Request):
-    return {"positions": await hub_of(request).positions(gid)}
+    return await hub_of(request).positions(gid)
 
 
 @router.get("/games/{gid}/record", response_class=PlainTextResponse, summary="The game as an .rgn record",
@@ -356,4 +356,6 @@ async def get_record(gid: GameId, request: Request):
 async def import_files(request: Request, files: Annotated[list[UploadFile], File(description="record files")] = []):  # noqa: B006
     settings = request.app.state.limits  # size, files and games per upload: over any of them, nothing is imported (413)
     results = await hub_of(request).import_upload(await read_uploads(files, settings), settings.upload_games)
-    return {"results": results, "imported": sum(r["ok"] for r in results), "failed": sum(not r["ok"] for r in results)}
+    dup = sum(bool(r.get("duplicate")) for r in results)
+    return {"results": results, "imported": sum(r["ok"] for r in results), "failed": sum(not r["ok"] for r in results) - dup,
+            "duplicates": dup}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -39,6 +39,25 @@ def swagger_ui_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "static"
 
 
+#: the paths whose errors are JSON (the API, its description, the WebSockets, files); every other path is a page
+API_PATHS = ("/api", "/openapi.json", "/healthz")
+API_PREFIXES = ("/api/", "/ws/", "/static/", "/static-docs/")
+GAME_ID = re.compile(r"[0-9A-Za-z_-]{1,32}")
+
+
+def is_page_request(request: Request) -> bool:
+    """A browser asking for a page (GET or HEAD of a path that is not the API's): its errors are HTML pages."""
+    path = request.url.path
+    return request.method in ("GET", "HEAD") and path not in API_PATHS and not path.startswith(API_PREFIXES)
+
+
+def not_found_page(request: Request, what: str = "page") -> HTMLResponse:
+    """The 404 page in the request's language: ``what`` is ``page`` (no such address) or ``game`` (no such game)."""
+    resp = render_page(request, "404.html", what=what)
+    resp.status_code = 404
+    return resp
+
+
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
                behind_https: bool = False, limits: _limits.Limits | None = None) -> FastAPI:
     """The site. ``allowed_origins``: other origins whose pages may use the API and WebSockets (the site's own
@@ -64,10 +83,14 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
+        if exc.status == 404 and is_page_request(request):
+            return not_found_page(request)
         return JSONResponse(exc.payload(), status_code=exc.status)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException):  # FastAPI's own: unparsable body, 404, 405
+        if exc.status_code == 404 and is_page_request(request):
+            return not_found_page(request)
         code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(exc.status_code, "error")
         return JSONResponse({"error": code, "message": str(exc.detail)[:300]}, status_code=exc.status_code, headers=exc.headers)
 
@@ -103,6 +126,14 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
 
     @app.get("/game/{gid}", include_in_schema=False)
     async def game_page(request: Request, gid: str):
+        if not GAME_ID.fullmatch(gid):
+            return not_found_page(request, "game")
+        try:
+            await hub.room(gid)
+        except ApiError as exc:
+            if exc.status == 404:
+                return not_found_page(request, "game")
+            raise
         return render_page(request, "game.html")
 
     @app.get("/archive", include_in_schema=False)

@@ -700,23 +700,59 @@ class Hub:
             "summary": st.summary(),
             "active": st.active_players(),
             "draw_offers": list(row.draw_offers or []),
+            "last_turn": self._last_turn(room),
         }
 
-    async def positions(self, gid: str) -> list[str]:
-        """The position after each ply (index 0: the start), for replay."""
+    @staticmethod
+    def _last_turn(room: Room) -> dict | None:
+        """The last turn: the trailing moves of one seat, from ``ply`` on, and the position before them (the board
+        marks what the turn changed: a ring's origin and the markers it flipped, converted stones...)."""
+        seats = room.seats_of
+        if not seats:
+            return None
+        start = len(seats)
+        while start > 0 and seats[start - 1] == seats[-1]:
+            start -= 1
+        before = room.state.clone()
+        for _ in range(len(seats) - start):
+            before.undo_action()
+        return {"seat": seats[-1], "ply": start, "before": before.position()}
+
+    async def positions(self, gid: str) -> dict[str, list]:
+        """For replay, per ply (index 0: the start): the position, the seat to move (None once the game is over)
+        and the summary (rings removed, scores...) of the game at that ply."""
         room = await self.room(gid)
         g = room.state.game
         s = g.new_initial_state() if room.row.start is None else g.state_from_position(room.row.start)
-        out = [s.position()]
-        out.extend(after.position() for _, after in room.state.replay_history())
-        return out
+        positions, to_move, summaries = [s.position()], [self._to_move(s)], [s.summary()]
+        for _, after in room.state.replay_history():
+            positions.append(after.position())
+            to_move.append(self._to_move(after))
+            summaries.append(after.summary())
+        return {"positions": positions, "to_move": to_move, "summaries": summaries}
+
+    @staticmethod
+    def _to_move(st: State) -> int | None:
+        return None if st.is_terminal() else st.current_player()
 
     def list_games(self, status: str | None = None, limit: int = 100) -> list[dict]:
+        """The games of ``status``, most recently changed first. ``open`` lists only games with a seat that anyone
+        may take: a game waiting for an invited friend is private (only the invite link lets anyone in)."""
         with self.Session() as s:
-            q = select(GameRow).order_by(GameRow.updated.desc()).limit(limit)
+            q = select(GameRow).order_by(GameRow.updated.desc(), GameRow.id)
             if status:
                 q = q.where(GameRow.status == status)
-            rows = list(s.scalars(q))
+            if status != "open":
+                rows = list(s.scalars(q.limit(limit)))
+            else:  # the seats are JSON: read pages of open games until enough have an open seat
+                rows, offset, page = [], 0, max(50, limit)
+                while len(rows) < limit:
+                    batch = list(s.scalars(q.offset(offset).limit(page)))
+                    rows += [r for r in batch if any(x.get("open") and not x.get("joined") for x in r.seats)]
+                    if len(batch) < page:
+                        break
+                    offset += page
+                rows = rows[:limit]
         return [{"id": r.id, "game": r.game, "variant": r.variant, "players": r.players, "status": r.status,
                  "source": r.source, "result": r.result, "ply": r.ply,
                  "seats": [{"name": x["name"], "kind": x["kind"], "open": bool(x.get("open")) and not x.get("joined")} for x in r.seats],
@@ -794,12 +830,39 @@ class Hub:
             st = rec.replay()
         except RecordError as exc:
             return {"file": source, "ok": False, "error": short(str(exc))}
+        same = self._find_import(st, rec)
+        if same is not None:
+            return {"file": source, "ok": False, "duplicate": True, "id": same, "game": st.game.name,
+                    "result": st.result_string(), "plies": len(st.history),
+                    "error": f"the same game is already in the archive (game {same}); not imported again"}
         gid = self._store_import(st, rec)
         return {"file": source, "ok": True, "id": gid, "game": st.game.name, "result": st.result_string(), "plies": len(st.history)}
 
+    @staticmethod
+    def _import_names(st: State, rec) -> list[str]:
+        return [clean_name(rec.tags.get(n.capitalize()) or rec.tags.get(n), n) for n in st.game.seat_names]
+
+    def _find_import(self, st: State, rec) -> str | None:
+        """The id of an imported game that is the same record: same game, variant, players, start position,
+        player names and actions (uploading a file twice does not make a second archive game)."""
+        g = st.game
+        names = self._import_names(st, rec)
+        actions = [e.action for e in st.history_entries()]
+        with self.Session() as s:
+            candidates = list(s.scalars(select(GameRow).where(
+                GameRow.source == "import", GameRow.game == g.name, GameRow.variant == g.variant,
+                GameRow.players == g.num_players, GameRow.ply == len(actions), GameRow.result == st.result_string())))
+            for row in candidates:
+                if row.start != st._start_position() or [x.get("name") for x in row.seats] != names:
+                    continue
+                stored = list(s.scalars(select(MoveRow.action).where(MoveRow.game_id == row.id).order_by(MoveRow.ply)))
+                if stored == actions:
+                    return row.id
+        return None
+
     def _store_import(self, st: State, rec) -> str:
         g = st.game
-        names = [clean_name(rec.tags.get(n.capitalize()) or rec.tags.get(n), n) for n in g.seat_names]
+        names = self._import_names(st, rec)
         seats = [{"kind": "record", "name": n, "spec": None, "level": None, "token_hash": None, "joined": True, "invite": False} for n in names]
         tags = {k: str(v)[:200] for k, v in rec.tags.items() if k not in ("Game", "Variant", "Players")}
         tags["file"] = str(rec.source).rsplit("/", 1)[-1][:200]

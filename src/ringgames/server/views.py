@@ -36,6 +36,12 @@ class MoveView(BaseModel):
     text: str = Field(..., description="the action in the game's notation (resign / draw for those)")
 
 
+class LastTurn(BaseModel):
+    seat: int = Field(..., description="the seat that made the turn")
+    ply: int = Field(..., description="the ply of the turn's first move")
+    before: str = Field(..., description="the position before the turn")
+
+
 class GameView(BaseModel):
     """A game as one client sees it."""
 
@@ -61,6 +67,7 @@ class GameView(BaseModel):
     summary: dict[str, Any]
     active: list[int]
     draw_offers: list[int]
+    last_turn: LastTurn | None = Field(..., description="the last turn (the trailing moves of one seat), null before the first move")
     my_seats: list[int] = Field(..., description="the seats the request's tokens (cookie or X-Seat-Token header) hold")
 
 
@@ -129,12 +136,15 @@ class Ok(BaseModel):
 
 class Positions(BaseModel):
     positions: list[str] = Field(..., description="the position string after each ply; index 0 is the start")
+    to_move: list[int | None] = Field(..., description="the seat to move after each ply (null once the game is over)")
+    summaries: list[dict[str, Any]] = Field(..., description="the game's summary after each ply (rings removed, scores...)")
 
 
 class ImportResult(BaseModel):
     file: str | None
     ok: bool
     error: str | None = None
+    duplicate: bool = Field(False, description="the same game is already in the archive (``id``: that game); not imported again")
     id: str | None = None
     game: str | None = None
     result: str | None = None
@@ -144,7 +154,8 @@ class ImportResult(BaseModel):
 class ImportReport(BaseModel):
     results: list[ImportResult]
     imported: int
-    failed: int
+    failed: int = Field(..., description="records that could not be read or replayed")
+    duplicates: int = Field(0, description="records already in the archive (not imported again)")
 
 
 #: what each error status means, for the OpenAPI description

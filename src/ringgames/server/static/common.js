@@ -24,6 +24,13 @@ function playerName(seat) {  // a seat's player name; the server's "computer (le
   if (!m) return seat.name;
   return m[1] === undefined ? t("kind.computer") : t("game.computer_level", {level: m[1]});
 }
+function cap(s) { return s ? s.charAt(0).toLocaleUpperCase(I18N.lang) + s.slice(1) : s; }  // a word that starts a sentence
+function seatWord(name) { return tOr(`seat.${name}`, name); }  // a seat's name (white, north, red...) in the page's language
+function resultText(result) {  // a game's result as words: "White won", "Draw", "Unfinished", "Shared win: Red, Blue"
+  if (result === "draw" || result === "none") return tOr(`result.${result}`, result);
+  const seats = String(result).split("+").map(seatWord);
+  return seats.length > 1 ? t("result.shared", {seats: seats.map(cap).join(", ")}) : t("result.won", {seat: cap(seats[0])});
+}
 function errorText(e) {  // an API error in the page's language: by its machine-readable code, else the server's words
   if (e && e.code && I18N.lang !== "en" && typeof I18N.messages[`error.${e.code}`] === "string") return t(`error.${e.code}`);
   return e && e.message ? e.message : String(e);

@@ -7,10 +7,15 @@ const seatName = (s) => tOr(`seat.${s}`, s);
 function seatRows() {
   const g = META[$("game").value]; const n = +($("players").value || g.players[0]);
   const names = g.seat_names[n];
-  const rows = names.map((s, i) => h("tr", {},
-    h("td", {}, seatName(s)),
-    h("td", {}, (() => { const sel = h("select", {id: `kind-${i}`, "data-seat": i}); KINDS.forEach(v => sel.append(h("option", {value: v}, t(`kind.${v}`)))); sel.value = i === 0 ? "me" : "computer"; return sel; })()),
-    h("td", {}, h("label", {}, `${t("lobby.level")} `, h("input", {id: `level-${i}`, class: "level", type: "number", min: 0, max: 5, value: 1, title: t("lobby.level_help")})))));
+  const rows = names.map((s, i) => {
+    const sel = h("select", {id: `kind-${i}`, "data-seat": i});
+    KINDS.forEach(v => sel.append(h("option", {value: v}, t(`kind.${v}`))));
+    sel.value = i === 0 ? "me" : "computer";
+    const level = h("label", {id: `level-l-${i}`}, `${t("lobby.level")} `, h("input", {id: `level-${i}`, class: "level", type: "number", min: 0, max: 5, value: 1, title: t("lobby.level_help")}));
+    const shown = () => { level.hidden = sel.value !== "computer"; };  // a level only for a computer seat
+    sel.addEventListener("change", shown); shown();
+    return h("tr", {}, h("td", {}, seatName(s)), h("td", {}, sel), h("td", {}, level));
+  });
   $("seats").replaceChildren(...rows);
 }
 function gameChanged() {
