@@ -42,7 +42,7 @@ position_opt = click.option("--position", default=None, help="Start from this po
 ray_opt = click.option(
     "--ray", "ray_address", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]",
     help="Play the games as Ray tasks (one CPU each) on the cluster at ADDRESS (HOST:PORT, ray://HOST:PORT, auto) "
-         "or, without it, on a new local Ray instance ($RAY_ADDRESS if set; --jobs then caps its CPUs); "
+         "or, without it, on a new local Ray instance (all cores, or --jobs when given) or $RAY_ADDRESS if set; "
          "same results as without. Needs 'ringgames[ray]'. Give it last or as --ray=ADDRESS.")
 moves_opt = click.option("--moves", default=None, help='Actions to play first, in notation, space-separated: "e3 a5 ...".')
 

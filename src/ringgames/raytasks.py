@@ -84,10 +84,11 @@ def session(address: str | None = None, num_cpus: int | None = None) -> Iterator
     """Connect to (or start) a Ray cluster for the block and disconnect after it; yields ``ray``.
 
     An already initialised Ray (a test's session, a caller's own ``ray.init``) is used as it is and
-    left running. ``num_cpus`` limits a new local instance (ignored when connecting to a cluster).
-    Raises :class:`RayError` when Ray is missing or the cluster cannot be reached.
+    left running (a bad ``address`` is still an error). ``num_cpus`` limits a new local instance
+    (ignored when connecting to a cluster). Raises :class:`RayError` when Ray is missing or the cluster cannot be reached.
     """
     ray = require_ray()
+    check_address(address or os.environ.get("RAY_ADDRESS"))
     if ray.is_initialized():
         yield ray
         return
@@ -95,13 +96,12 @@ def session(address: str | None = None, num_cpus: int | None = None) -> Iterator
     kwargs: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
     if addr == "local":  # a private instance: no dashboard, no notices about its defaults
         kwargs.update(include_dashboard=False, num_cpus=num_cpus, logging_level=logging.ERROR)
-    else:
-        check_address(addr)
     try:
         ray.init(address=addr, **kwargs)
     except (ConnectionError, ValueError, RuntimeError, TimeoutError, ImportError) as exc:
         where = addr if addr is not None else f"$RAY_ADDRESS={os.environ.get('RAY_ADDRESS')}"
-        raise RayError(f"cannot connect to the Ray cluster at {where!r}: {str(exc)[:400]}") from None
+        hint = " (ray:// addresses need Ray Client: pip install 'ray[client]')" if isinstance(exc, ImportError) else ""
+        raise RayError(f"cannot connect to the Ray cluster at {where!r}: {str(exc)[:400]}{hint}") from None
     try:
         yield ray
     finally:
