@@ -337,13 +337,13 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
     from .ai.match import run_match
     from .records import Record, save_file
 
+    ray_cpus = _ray_setup(ray_address)  # first: `--ray A B` takes A as the address
     if len(agents) < 2:
         raise click.UsageError("give at least two agent specs")
     g = _game(game, variant, players if players else (len(agents) if len(agents) > 2 else None))
     if len(agents) > 2 and g.num_players == 2 and g.player_range == (2, 2):
         raise click.UsageError(f"{g.title} is a two-player game: give two agent specs")
     _check_specs(agents)
-    ray_cpus = _ray_setup(ray_address)
 
     def saver(r):
         if not save_dir or r.reason == "error":  # an error is no game record

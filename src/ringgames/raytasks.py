@@ -50,7 +50,8 @@ def _split_host_port(address: str) -> tuple[str, int]:
     host, sep, port = rest.rpartition(":")
     if not sep or not host or not port.isdigit():
         raise RayError(f"bad Ray address {address!r}: give HOST:PORT (a head node's GCS port, 6379 by default), "
-                       "ray://HOST:PORT (Ray Client), auto or local")
+                       "ray://HOST:PORT (Ray Client), auto or local (--ray takes the next word as its address: "
+                       "write --ray last or as --ray=ADDRESS)")
     return host.strip("[]"), int(port)
 
 
