@@ -39,6 +39,11 @@ game_arg = click.argument("game", type=click.Choice(sorted(GAMES), case_sensitiv
 variant_opt = click.option("--variant", default=None, help="Variant (YINSH: standard|blitz; Gygès: standard|beginner).")
 players_opt = click.option("--players", type=int, default=None, help="Number of players (RINGS: 2–6).")
 position_opt = click.option("--position", default=None, help="Start from this position string.")
+ray_opt = click.option(
+    "--ray", "ray_address", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]",
+    help="Play the games as Ray tasks (one CPU each) on the cluster at ADDRESS (HOST:PORT, ray://HOST:PORT, auto) "
+         "or, without it, on a new local Ray instance (all cores, or --jobs when given) or $RAY_ADDRESS if set; "
+         "same results as without. Needs 'ringgames[ray]'. Give it last or as --ray=ADDRESS.")
 moves_opt = click.option("--moves", default=None, help='Actions to play first, in notation, space-separated: "e3 a5 ...".')
 
 
@@ -308,6 +313,24 @@ def _check_db(url: str) -> None:
         raise click.ClickException(f"cannot open the database {shown}: {reason}") from None
 
 
+def _ray_setup(ray_address, jobs_param="jobs"):
+    """Checks ``--ray`` before a run: Ray importable (else the install hint, exit 1); returns the CPUs
+    of a local Ray instance (``--jobs`` when given on the command line, else None: all cores)."""
+    if ray_address is None:
+        return None
+    from .raytasks import RayError, check_address, require_ray
+
+    try:
+        require_ray()
+        check_address(ray_address)
+    except RayError as exc:
+        raise click.ClickException(str(exc)) from None
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source(jobs_param) == click.core.ParameterSource.COMMANDLINE:
+        return ctx.params[jobs_param]
+    return None
+
+
 def _check_specs(specs, external: bool = True):
     from .ai.agents import make_agent
 
@@ -331,7 +354,8 @@ def _check_specs(specs, external: bool = True):
 @players_opt
 @click.option("--save", "save_dir", type=click.Path(file_okay=False), default=None, help="Write every game as .rgn here.")
 @click.option("--json", "as_json", is_flag=True, help="End with one JSON line: wins, draws, losses, score, elo, elo_low, elo_high.")
-def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
+@ray_opt
+def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, ray_address):
     """Play GAMES games between agent specs A B [C ...] (colours alternate).
 
     Agent specs: random, greedy, mcts:iterations=2000, mcts:time=1,
@@ -348,6 +372,7 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
     from .ai.match import run_match
     from .records import Record, save_file
 
+    ray_cpus = _ray_setup(ray_address)  # first: `--ray A B` takes A as the address
     if len(agents) < 2:
         raise click.UsageError("give at least two agent specs")
     g = _game(game, variant, players if players else (len(agents) if len(agents) > 2 else None))
@@ -366,9 +391,15 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
         save_file(Path(save_dir) / f"{game}-{r.index + 1:04d}.rgn", [Record.from_state(st, tags)])
 
     bar = tqdm(total=games, unit="game", file=sys.stderr, desc=f"{agents[0]} vs {' / '.join(agents[1:])}", leave=False)
-    res = run_match(game, list(agents), games=games, seed=seed, jobs=jobs, variant=variant,
-                    players=g.num_players, progress=bar, on_result=saver)
-    bar.close()
+    from .raytasks import RayError
+
+    try:
+        res = run_match(game, list(agents), games=games, seed=seed, jobs=jobs, variant=variant,
+                        players=g.num_players, progress=bar, on_result=saver, ray=ray_address, ray_cpus=ray_cpus)
+    except RayError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        bar.close()
     a = agents[0]
     click.echo(f"{g.title} ({g.variant}, {g.num_players} players): {a} vs {' / '.join(agents[1:])}, {res['games']} games")
     for err in res["errors"]:
@@ -461,7 +492,8 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
 @click.option("--summary-only", is_flag=True, help="Only rewrite --out from the ledger.")
 @click.option("--against", default=None,
               help="Play each level against this agent spec instead (e.g. baseline:5 or \"engine:CMD;movetime=500\").")
-def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, summary_only, against):
+@ray_opt
+def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, summary_only, against, ray_address):
     """Strength report: every level against random and against the level below.
 
     Resumable and divisible: each finished game is appended to --ledger at once,
@@ -481,8 +513,15 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
     if against is not None:
         _check_specs([against])
     if not summary_only:
+        from .raytasks import RayError
+
+        ray_cpus = _ray_setup(ray_address)
         pairs = [p for g in names for p in pairings(g, lv, scale, opp, against=against)]
-        run_pairings(pairs, games, seed, ledger, jobs=jobs, echo=lambda m: click.echo(m, err=True))
+        try:
+            run_pairings(pairs, games, seed, ledger, jobs=jobs, echo=lambda m: click.echo(m, err=True),
+                         ray=ray_address, ray_cpus=ray_cpus)
+        except RayError as exc:
+            raise click.ClickException(str(exc)) from None
     lines = ["# Strength ledger summary", "",
              f"Generated by `ringgames strength` from `{ledger}` (one line per game; rerun with `--summary-only` "
              "to refresh). Score of the level in the row; 95% intervals (normal approximation). Targets: "
@@ -602,14 +641,17 @@ def _require_server(command: str) -> None:
 @players_opt
 @click.option("--per-file", type=click.IntRange(1), default=8, show_default=True, help="Games per Parquet file.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Base seed (each game and seat derives its own).")
-def selfplay(game, agent, games, out, jobs, variant, players, per_file, seed):
+@ray_opt
+def selfplay(game, agent, games, out, jobs, variant, players, per_file, seed, ray_address):
     """Write self-play games as Parquet, one row per decision (needs 'ringgames[rl]'); see docs/research.md."""
     from .rl.selfplay import cli_selfplay
 
     _game(game, variant, players)
     _check_specs([agent], external=False)  # self-play records our own agents' search policies: no engine:
+    ray_cpus = _ray_setup(ray_address)
     try:
-        cli_selfplay(game, agent, games, out, jobs, variant, players, per_file, seed, click.echo)
+        cli_selfplay(game, agent, games, out, jobs, variant, players, per_file, seed, click.echo,
+                     ray=ray_address, ray_cpus=ray_cpus)
     except (ImportError, OSError, RingGamesError) as exc:
         raise click.ClickException(str(exc)) from None
 

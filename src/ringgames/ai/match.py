@@ -188,34 +188,41 @@ def elo_summary(scores: list[float]) -> dict:
 
 
 def run_match(game_name: str, specs: list[str], games: int = 10, seed: int = 0, jobs: int = 1,
-              variant: str | None = None, players: int | None = None, progress=None, on_result=None) -> dict:
+              variant: str | None = None, players: int | None = None, progress=None, on_result=None,
+              ray: str | None = None, ray_cpus: int | None = None) -> dict:
     """Play ``games`` games; returns a summary for ``specs[0]`` (A) against the others.
 
     ``progress``: a tqdm-like object with ``update()``; ``on_result(GameResult)``
-    is called as each game finishes.
+    is called as each game finishes. ``ray``: run the games as Ray tasks (``ringgames.raytasks``):
+    ``""`` a local Ray instance (``ray_cpus`` CPUs, default all) or ``$RAY_ADDRESS``, else a cluster's
+    address; None (default): ``jobs`` local processes. The results are the same either way.
     """
     nplayers = players or (len(specs) if len(specs) > 2 else 2)
     jobs_args = [((game_name, seating(specs, nplayers, i), i, seed), {"variant": variant, "players": nplayers})
                  for i in range(games)]
     results: list[GameResult] = []
-    if jobs > 1:
+
+    def done(r: GameResult) -> None:
+        results.append(r)
+        if on_result:
+            on_result(r)
+        if progress:
+            progress.update(1)
+
+    if ray is not None:
+        from ..raytasks import imap_unordered, session
+
+        with session(ray, num_cpus=ray_cpus):
+            for r in imap_unordered(_play_job, [(a,) for a in jobs_args]):
+                done(r)
+    elif jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs) as ex:
             futs = [ex.submit(_play_job, a) for a in jobs_args]
             for f in as_completed(futs):
-                r = f.result()
-                results.append(r)
-                if on_result:
-                    on_result(r)
-                if progress:
-                    progress.update(1)
+                done(f.result())
     else:
         for a in jobs_args:
-            r = _play_job(a)
-            results.append(r)
-            if on_result:
-                on_result(r)
-            if progress:
-                progress.update(1)
+            done(_play_job(a))
     results.sort(key=lambda r: r.index)
     return summarise(specs, results)
 

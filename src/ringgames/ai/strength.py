@@ -131,10 +131,34 @@ def _engine(name: str) -> str:
     return "kernel" if JIT_ENABLED else "kernel-nojit"
 
 
-def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1, echo=print) -> None:
+def _record(pr: dict, r, seed: int, engine: str, commit: str | None) -> dict:
+    """The ledger line of a finished game ``r`` (a :class:`~ringgames.ai.match.GameResult`) of pairing ``pr``."""
+    rec = {"game": pr["game"], "level": pr["level"], "opponent": pr["opponent"], "a": pr["a"], "b": pr["b"],
+           "seed": seed, "index": r.index, "seats": r.seats, "score": r.score_for(pr["a"]),
+           "reason": r.reason, "actions": r.actions, "seconds": round(r.seconds, 2),
+           "think_a": round(r.think.get(pr["a"], 0.0), 2), "engine": engine,
+           "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(), "commit": commit}
+    if r.error is not None:
+        rec["error"] = r.error
+    return rec
+
+
+def _ray_job(key: int, args: tuple):
+    """A Ray task: one game, with the rules engine of the machine that played it (see :func:`_engine`)."""
+    from .match import _play_job
+
+    return key, _play_job(args), _engine(args[0][0])
+
+
+def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1, echo=print,
+                 ray: str | None = None, ray_cpus: int | None = None) -> None:
     """Play the games of ``pairs`` that ``ledger`` does not hold yet (game ``i`` of a pairing and seed
     is always the same game, colours alternating with ``i``) and append each to the ledger as it
-    finishes, so the report can be run in pieces and resumed after an interruption."""
+    finishes, so the report can be run in pieces and resumed after an interruption.
+
+    ``ray``: play them as Ray tasks (``ringgames.raytasks``; ``""`` a local Ray instance with ``ray_cpus``
+    CPUs, else a cluster's address), every pairing's games submitted at once and each written to the
+    ledger as it finishes (the same lines as the local runner's, in the order the games end)."""
     import json
     from concurrent.futures import ProcessPoolExecutor
     from pathlib import Path
@@ -150,12 +174,42 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
     path.parent.mkdir(parents=True, exist_ok=True)
     # a game that ended as an error (an external engine's illegal move, crash, timeout) is played again
     have = {(r["game"], r["a"], r["b"], r["seed"], r["index"]) for r in read_ledger(path) if r.get("reason") != "error"}
+    plans = []
     for pr in pairs:
         todo = [i for i in range(games) if (pr["game"], pr["a"], pr["b"], seed, i) not in have]
         label = f"{pr['game']} L{pr['level']} vs {pr['opponent']}"
         if not todo:
             echo(f"{label}: {games} games already in {path}")
             continue
+        plans.append((pr, label, todo))
+
+    def write(pr: dict, label: str, r, engine: str, commit: str | None) -> None:
+        rec = _record(pr, r, seed, engine, commit)
+        if r.error is not None:
+            echo(f"{label}: game {r.index + 1} ended as an error (not counted): {r.error}")
+        with path.open("a") as f:
+            f.write(json.dumps(rec) + "\n")
+
+    if ray is not None and plans:
+        from ..raytasks import imap_unordered, session
+
+        commit = _commit()
+        tasks = []
+        for k, (pr, label, todo) in enumerate(plans):
+            echo(f"{label}: {len(todo)} of {games} games to play")
+            specs = [pr["a"], pr["b"]]
+            tasks += [(k, ((pr["game"], seating(specs, 2, i), i, seed), {"players": 2})) for i in todo]
+        left = [len(todo) for _pr, _label, todo in plans]
+        t0 = time.perf_counter()
+        with session(ray, num_cpus=ray_cpus):
+            for k, r, engine in imap_unordered(_ray_job, tasks):
+                pr, label, _todo = plans[k]
+                write(pr, label, r, engine, commit)
+                left[k] -= 1
+                if not left[k]:
+                    echo(f"{label}: done in {time.perf_counter() - t0:.0f} s")
+        return
+    for pr, label, todo in plans:
         echo(f"{label}: {len(todo)} of {games} games to play")
         engine = _engine(pr["game"])
         commit = _commit()
@@ -166,16 +220,7 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
         try:
             results = ex.map(_play_job, args) if ex else map(_play_job, args)
             for r in results:
-                rec = {"game": pr["game"], "level": pr["level"], "opponent": pr["opponent"], "a": pr["a"], "b": pr["b"],
-                       "seed": seed, "index": r.index, "seats": r.seats, "score": r.score_for(pr["a"]),
-                       "reason": r.reason, "actions": r.actions, "seconds": round(r.seconds, 2),
-                       "think_a": round(r.think.get(pr["a"], 0.0), 2), "engine": engine,
-                       "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(), "commit": commit}
-                if r.error is not None:
-                    rec["error"] = r.error
-                    echo(f"{label}: game {r.index + 1} ended as an error (not counted): {r.error}")
-                with path.open("a") as f:
-                    f.write(json.dumps(rec) + "\n")
+                write(pr, label, r, engine, commit)
         finally:
             if ex:
                 ex.shutdown()
