@@ -101,7 +101,13 @@ def session(address: str | None = None, num_cpus: int | None = None) -> Iterator
         ray.init(address=addr, **kwargs)
     except (ConnectionError, ValueError, RuntimeError, TimeoutError, ImportError) as exc:
         where = addr if addr is not None else f"$RAY_ADDRESS={os.environ.get('RAY_ADDRESS')}"
-        hint = " (ray:// addresses need Ray Client: pip install 'ray[client]')" if isinstance(exc, ImportError) else ""
+        if isinstance(exc, ImportError):
+            hint = " (ray:// addresses need Ray Client: pip install 'ray[client]')"
+        elif os.environ.get("RAY_AUTH_MODE") != "token":
+            hint = (" (a cluster with token authentication, the default of 'ray start' in Ray 2.60, needs "
+                    "RAY_AUTH_MODE=token here and its token in ~/.ray/auth_token or RAY_AUTH_TOKEN: docs/deploy.md, Ray)")
+        else:
+            hint = ""
         raise RayError(f"cannot connect to the Ray cluster at {where!r}: {str(exc)[:400]}{hint}") from None
     try:
         yield ray
