@@ -251,3 +251,21 @@ def test_reduced_motion_means_no_animation(server, page_factory):
     assert page.evaluate("() => getComputedStyle(document.querySelector('#board .last')).animationName") == "none"
     assert page.evaluate(RUNNING) == 0
     assert page.errors == []
+
+
+def test_sounds_are_off_by_default_and_remembered(server, page_factory):
+    page = page_factory()
+    new_game(page, server, {"game": "yinsh", "seats": [{"kind": "me", "name": "Ann"}, {"kind": "computer", "level": 0}]})
+    assert not page.is_checked("#sound")
+    page.wait_for_selector(".pt.target")
+    play_and_wait_for_the_computer(page, "e5")
+    assert page.evaluate("() => document.body.dataset.sounds || ''") == ""
+    page.check("#sound")
+    page.reload()
+    page.wait_for_function("() => S && MINE.length === 1")
+    assert page.is_checked("#sound")
+    st = play_and_wait_for_the_computer(page, next(a for a in game_state(page)["legal"] if a != "e5"))
+    page.wait_for_function("() => (document.body.dataset.sounds || '').split(' ').includes('turn')")
+    assert "move" in page.evaluate("() => document.body.dataset.sounds").split()
+    assert st["to_move"] == 0
+    assert page.errors == []
