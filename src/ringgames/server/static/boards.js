@@ -51,9 +51,12 @@ class YinshBoard {
   draw(position, legal, canAct, last) {
     const svg = this.svg; svg.innerHTML = "";
     const st = this.parse(position);
-    // the points span x 40..386 and y 30..390: a narrow frame, so that on a 390 px phone the hexagonal cell of each
-    // point (40 units between neighbours) is 44 px across
-    svg.setAttribute("viewBox", "37 0 352 456");
+    // the points span x 40..386 and y 30..390. The frame shows the whole board (380 units) where that leaves each
+    // point's hexagonal cell (40 units between neighbours) 44 px across, and on a narrower screen (a 390 px phone)
+    // only as much as keeps the cells at 44 px: the outer columns' pieces are then cut at the screen's edge
+    const avail = (svg.parentElement && svg.parentElement.clientWidth) || 620;
+    const w = Math.max(352, Math.min(380, avail / 1.105));
+    svg.setAttribute("viewBox", `${(213.2 - w / 2).toFixed(1)} 0 ${w.toFixed(1)} 456`);
     const g = el("g", {class: "lines"}, svg);
     for (const p of YINSH_POINTS) for (const [dc, dr] of [[0,1],[1,0],[1,1]]) {
       const q = YINSH_BY_ID[YINSH_COLS[p.c + dc] + (p.r + dr)];
@@ -464,6 +467,8 @@ class ListBoard {  // a game without a drawing: the legal actions as buttons
 function makeBoard(game, svg, onAction) {
   const B = {yinsh: YinshBoard, gyges: GygesBoard, rings: RingsBoard}[game] || ListBoard;
   svg.classList.add(game);  // the page's style sizes each board for touch
+  let resized = null;
+  window.addEventListener("resize", () => { clearTimeout(resized); resized = setTimeout(() => b.redraw(), 150); });  // YINSH's frame
   const b = new B(svg, onAction);
   b.redraw = () => b._last && b.draw(...b._last);
   const draw = b.draw.bind(b);
