@@ -210,3 +210,18 @@ def test_a_record_without_names_names_the_winner_by_seat(server, page_factory):
     seat = ("South", "North")[s.outcome().winners[0]]
     assert page.inner_text("#turn") == f"Game over: {seat} wins by reaching the goal."
     assert page.errors == []
+
+
+def test_yinsh_shows_the_whole_board_where_the_screen_allows(server, page_factory):
+    for width, whole in [(390, False), (430, True), (900, True)]:
+        page = page_factory(width=width, height=900, is_mobile=width < 600, has_touch=width < 600)
+        page.goto(server.url + "/")
+        gid = page.evaluate("async () => (await api('/api/games', {method: 'POST', json: {game: 'yinsh', seats: "
+                            "[{kind: 'me', name: 'Ann'}, {kind: 'computer', level: 0}]}})).id")
+        page.goto(f"{server.url}/game/{gid}")
+        page.wait_for_selector(".pt.target")
+        x, _, w, _ = map(float, page.get_attribute("#board", "viewBox").split())
+        assert (x <= 40 - 16.5 and x + w >= 386.4 + 16.5) == whole, (width, x, w)  # a ring on a or k fits
+        small = [b for b in page.evaluate(TAP) if b["h"] < 44 or b["w"] < 44]
+        assert not small, (width, small[:2])
+        assert page.errors == []

@@ -122,6 +122,13 @@ def test_gyges_marks_the_computer_path_live(server, page_factory, tmp_path):
         assert got.get("bounce", []) == sorted(squares[1:-1]), (text, got)
         drop = re.search(r"\(([a-f][1-6])\)", text)
         assert got.get("drop", []) == ([drop.group(1)] if drop else []), (text, got)
+        # the path is drawn step by step: orthogonal steps of one square (the goal: from the far row)
+        path = page.locator("#board .lm-path")
+        points = [tuple(map(float, p.split(","))) for p in path.get_attribute("points").split()]
+        assert int(path.get_attribute("data-steps")) in (len(points) - 1, len(points) - 2) and len(points) >= len(squares)
+        for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+            assert (x0 == x1) != (y0 == y1), (text, points)
+            assert abs(x1 - x0) == 60 or abs(y1 - y0) == 60 or end == "G", (text, points)
         if squares[1:-1] or drop:
             seen_bounce = True
             page.locator("#board").screenshot(path=str(tmp_path / "gyges-last-move.png"))
@@ -250,4 +257,45 @@ def test_reduced_motion_means_no_animation(server, page_factory):
     assert "animate" in page.get_attribute("#board", "class").split()
     assert page.evaluate("() => getComputedStyle(document.querySelector('#board .last')).animationName") == "none"
     assert page.evaluate(RUNNING) == 0
+    assert page.errors == []
+
+
+def test_sounds_are_off_by_default_and_remembered(server, page_factory):
+    page = page_factory()
+    new_game(page, server, {"game": "yinsh", "seats": [{"kind": "me", "name": "Ann"}, {"kind": "computer", "level": 0}]})
+    assert not page.is_checked("#sound")
+    page.wait_for_selector(".pt.target")
+    play_and_wait_for_the_computer(page, "e5")
+    assert page.evaluate("() => document.body.dataset.sounds || ''") == ""
+    page.check("#sound")
+    page.reload()
+    page.wait_for_function("() => S && MINE.length === 1")
+    assert page.is_checked("#sound")
+    st = play_and_wait_for_the_computer(page, next(a for a in game_state(page)["legal"] if a != "e5"))
+    page.wait_for_function("() => (document.body.dataset.sounds || '').split(' ').includes('turn')")
+    assert "move" in page.evaluate("() => document.body.dataset.sounds").split()
+    assert st["to_move"] == 0
+    assert page.errors == []
+
+
+def test_gyges_goal_move_drawn_step_by_step_in_a_replay(server, page_factory, tmp_path):
+    s = ringgames.load_game("gyges").new_initial_state()
+    rng = random.Random(2)
+    while not s.is_terminal():
+        s.apply_action(rng.choice(s.legal_actions()))
+    assert s.outcome().reason == "goal"
+    text = Record.from_state(s, {"South": "Ann", "North": "Bob"}).dumps()
+    r = httpx.post(f"{server.url}/api/import", files=[("files", ("goal.rgn", text.encode(), "text/plain"))], timeout=60).json()
+    page = page_factory()
+    page.goto(f"{server.url}/game/{r['results'][0]['id']}?replay")
+    page.wait_for_selector("#replaybar", state="visible")
+    page.click("#r-last")
+    last = list(s.history_entries())[-1].text
+    assert last.endswith("-G")
+    got = marks(page)
+    assert got["to"] == ["G"] and got["from"] == [last.split("-")[0]]
+    points = [tuple(map(float, p.split(","))) for p in page.get_attribute("#board .lm-path", "points").split()]
+    for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+        assert (x0 == x1) != (y0 == y1), (last, points)
+    page.locator("#board").screenshot(path=str(tmp_path / "gyges-goal-replay.png"))
     assert page.errors == []

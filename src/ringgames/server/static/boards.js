@@ -51,9 +51,12 @@ class YinshBoard {
   draw(position, legal, canAct, last) {
     const svg = this.svg; svg.innerHTML = "";
     const st = this.parse(position);
-    // the points span x 40..386 and y 30..390: a narrow frame, so that on a 390 px phone the hexagonal cell of each
-    // point (40 units between neighbours) is 44 px across
-    svg.setAttribute("viewBox", "37 0 352 456");
+    // the points span x 40..386 and y 30..390. The frame shows the whole board (380 units) where that leaves each
+    // point's hexagonal cell (40 units between neighbours) 44 px across, and on a narrower screen (a 390 px phone)
+    // only as much as keeps the cells at 44 px: the outer columns' pieces are then cut at the screen's edge
+    const avail = (svg.parentElement && svg.parentElement.clientWidth) || 620;
+    const w = Math.max(352, Math.min(380, avail / 1.105));
+    svg.setAttribute("viewBox", `${(213.2 - w / 2).toFixed(1)} 0 ${w.toFixed(1)} 456`);
     const g = el("g", {class: "lines"}, svg);
     for (const p of YINSH_POINTS) for (const [dc, dr] of [[0,1],[1,0],[1,1]]) {
       const q = YINSH_BY_ID[YINSH_COLS[p.c + dc] + (p.r + dr)];
@@ -236,7 +239,15 @@ class GygesBoard {
     const end = sqs[sqs.length - 1];
     if (end !== "g") for (const r of svg.querySelectorAll(`[data-pt="${end}"] .gring`)) animateFrom(r, at(sqs[sqs.length - 2] || sqs[0]), at(end));
     if (drop) for (const r of svg.querySelectorAll(`[data-pt="${drop}"] .gring`)) animateFrom(r, at(end), this.xy(drop));
-    el("polyline", {points: sqs.map(q => at(q).join(",")).join(" "), class: "lm-path"}, g);
+    const steps = last.before ? GygesBoard.stepPath(this.parse(last.before).cells, sqs, last.seat) : null;
+    const line = [];
+    (steps || sqs).forEach((q, i, all) => {  // into the goal straight on from the far row, then along the goal to it
+      if (q !== "g" || i === 0) { line.push(at(q)); return; }
+      const x = at(all[i - 1])[0], gy = at("g")[1];
+      line.push([x, gy]);
+      if (x < 160 || x > 280) line.push([Math.min(280, Math.max(160, x)), gy]);
+    });
+    el("polyline", {points: line.map(p => p.join(",")).join(" "), class: "lm-path", "data-steps": steps ? steps.length - 1 : ""}, g);
     sqs.forEach((q, i) => {
       const kind = i === 0 ? "from" : i === sqs.length - 1 ? "to" : "bounce";
       const [x, y] = at(q);
@@ -280,6 +291,38 @@ class GygesBoard {
       if (c) return this.onAction(c[0]);
     }
     if (this.onLocal) this.onLocal(); else this.redraw();  // the page's status says what the next click does
+  }
+  static stepPath(cells, sqs, seat) {
+    // The squares a move went through, one orthogonal step at a time, for its landing squares `sqs` (the notation:
+    // start, bounces, end or "g"): from each landing square as many steps as the piece there has rings, over empty
+    // squares, never along a link twice; the goal is entered from the far row. The first such path, or null.
+    const start = sqs[0], goalRank = seat === 0 ? 7 : 0;
+    const occupied = (sq) => sq !== start && (cells[sq] || 0) > 0;
+    const segment = (i, sq, used) => {  // the squares after sq to the move's end, segment i onwards
+      if (i === sqs.length - 1) return [];
+      const target = sqs[i + 1];
+      const walk = (cur, left, usedNow) => {
+        const f = GY_FILES.indexOf(cur[0]), r = +cur.slice(1);
+        for (const [df, dr] of [[0, 1], [0, -1], [1, 0], [-1, 0]]) {
+          const nf = f + df, nr = r + dr;
+          let next;
+          if (nr === goalRank && target === "g" && left === 1) next = "g";
+          else if (nf < 0 || nf > 5 || nr < 1 || nr > 6) continue;
+          else next = GY_FILES[nf] + nr;
+          const link = [cur, next].sort().join("|");
+          if (usedNow.has(link)) continue;
+          const u = new Set(usedNow).add(link);
+          let rest = null;
+          if (left === 1) { if (next === target) rest = segment(i + 1, next, u); }
+          else if (next !== "g" && !occupied(next)) rest = walk(next, left - 1, u);
+          if (rest) return [next, ...rest];
+        }
+        return null;
+      };
+      return cells[sq] ? walk(sq, cells[sq], used) : null;
+    };
+    const rest = segment(0, start, new Set());
+    return rest ? [start, ...rest] : null;
   }
   arrangement() {  // the arrangement clicked so far, as six digits when complete, else null
     return this.arr && this.arr.every(v => v) ? this.arr.join("") : null;
@@ -424,6 +467,8 @@ class ListBoard {  // a game without a drawing: the legal actions as buttons
 function makeBoard(game, svg, onAction) {
   const B = {yinsh: YinshBoard, gyges: GygesBoard, rings: RingsBoard}[game] || ListBoard;
   svg.classList.add(game);  // the page's style sizes each board for touch
+  let resized = null;
+  window.addEventListener("resize", () => { clearTimeout(resized); resized = setTimeout(() => b.redraw(), 150); });  // YINSH's frame
   const b = new B(svg, onAction);
   b.redraw = () => b._last && b.draw(...b._last);
   const draw = b.draw.bind(b);

@@ -3,6 +3,28 @@ const GID = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
 let S = null, MINE = [], ws = null, board = null, replay = null, busy = false, retry = 0, prevShown = null;
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
+let audio = null;
+function soundsOn() { return localStorage.getItem("rg_sound") === "1"; }  // off unless asked for, remembered per browser
+function sound(kind) {  // a short tone per event, made with Web Audio (no sound files): move, capture (row, ring, conversion), turn
+  if (!soundsOn()) return;
+  document.body.dataset.sounds = `${document.body.dataset.sounds || ""} ${kind}`.trim().split(" ").slice(-20).join(" ");
+  try {
+    audio = audio || new AudioContext();
+    const o = audio.createOscillator(), g = audio.createGain(), now = audio.currentTime;
+    o.frequency.value = {move: 520, capture: 330, turn: 784}[kind];
+    g.gain.setValueAtTime(0.08, now);
+    g.gain.exponentialRampToValueAtTime(0.0001, now + 0.18);
+    o.connect(g).connect(audio.destination);
+    o.start(now); o.stop(now + 0.2);
+  } catch (e) { /* no audio here: the game goes on silently */ }
+}
+function soundsFor(before, after) {  // the sounds of the moves that just arrived
+  if (!before || after.moves.length <= before.moves.length) return;
+  const texts = after.moves.slice(before.moves.length).map(m => m.text);
+  sound(texts.some(x => /^x|\(|-G$/i.test(x)) ? "capture" : "move");
+  const wasMine = before.to_move !== null && MINE.includes(before.to_move);
+  if (!wasMine && canAct()) sound("turn");
+}
 function animationsOn() {  // remembered per browser; off by default for those who ask for less motion
   const v = localStorage.getItem("rg_anim");
   return v === null ? !REDUCED_MOTION.matches : v === "1";
@@ -210,7 +232,7 @@ function connect() {
   ws.onmessage = (ev) => {
     const m = JSON.parse(ev.data);
     if (m.type === "hello") { S = m.state; MINE = m.my_seats; $("chatlog").replaceChildren(...m.chat.map(chatLine)); render(); }
-    else if (m.type === "state") { S = m.state; if (replay && replay.positions.length !== S.moves.length + 1) showPly(replay.i); else render(); }
+    else if (m.type === "state") { const old = S; S = m.state; soundsFor(old, S); if (replay && replay.positions.length !== S.moves.length + 1) showPly(replay.i); else render(); }
     else if (m.type === "chat") { $("chatlog").append(chatLine(m)); $("chatlog").scrollTop = 1e9; }
     else if (m.type === "error") { err(errorText({code: m.error, message: m.message})); if (m.error === "stale_ply") ws.send(JSON.stringify({type: "sync"})); if (m.error === "unknown_game") $("title").textContent = t("game.no_such_game"); }
   };
@@ -240,6 +262,8 @@ $("again").onclick = async () => {
     location.href = `/game/${res.id}`;
   } catch (e) { err(errorText(e)); }
 };
+$("sound").checked = soundsOn();
+$("sound").onchange = () => { localStorage.setItem("rg_sound", $("sound").checked ? "1" : "0"); if ($("sound").checked) sound("move"); };
 $("anim").checked = animationsOn();
 $("anim").onchange = () => { localStorage.setItem("rg_anim", $("anim").checked ? "1" : "0"); };
 $("replay").onclick = () => showPly(0);
