@@ -304,17 +304,21 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
     if not old.state.is_terminal():
         raise ApiError(409, "game_not_over", "the game is still being played")
     invites: dict[int, str] = {}
-    async with old.lock:  # one new game per finished game: whoever asks second joins the first one's game
+    async with old.lock:  # one new game per finished game: whoever asks second gets their seats in the first one's game
         nxt = old.row.tags.get("rematch")
         if nxt is None:
-            seats = []
+            # every human seat stays with the player who held it: the asker's seats are theirs now, the other
+            # players' seats wait for them (kept by the hash of their seat token in this game, no invite link)
+            seats: list[dict] = []
             for i, s in enumerate(old.row.seats):
                 if s["kind"] == "computer":
-                    seats.append({"kind": "computer", "level": s.get("level")})
+                    seats.append({"kind": "computer", "level": s.get("level") or 0})
                 elif i in mine:
-                    seats.append({"kind": "me", "name": s["name"]})
-                else:
-                    seats.append({"kind": "invite"})
+                    seats.append({"kind": "me", "name": s["name"], "reserved_hash": s["token_hash"]})
+                elif s.get("token_hash"):
+                    seats.append({"kind": "reserved", "name": s["name"], "reserved_hash": s["token_hash"]})
+                else:  # nobody ever took it: waiting for a player as before
+                    seats.append({"kind": "open" if s.get("open") else "invite"})
             room, toks, invites = await hub.create(old.row.game, old.row.variant, old.row.players, seats, old.row.tags.get("setup"))
             old.row.tags = {**old.row.tags, "rematch": room.id}
             await asyncio.to_thread(hub._save_row, old.row)
@@ -322,11 +326,8 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
             room, toks = await hub.room(nxt), {}
     if nxt is None:
         await hub.broadcast(old)  # the other players' pages offer to join the new game
-    else:  # the seats this browser held in the old game are its seats in the new one, if still free
-        for i in mine:
-            s = room.row.seats[i]
-            if s["kind"] == "human" and not s.get("joined"):
-                room, toks[i] = await hub.join(room.id, i, old.row.seats[i]["name"], None, vouched=True)
+    else:  # the seats this player held in the old game are theirs in the new one (proved by the old seat tokens)
+        room, toks = await hub.reclaim(room.id, {i: old.row.seats[i]["token_hash"] for i in mine})
     remember(response, request, room.id, list(toks.values()))
     out = view(hub, room, list(toks.values()) + tokens_of(request, room.id))
     out["tokens"] = {str(k): v for k, v in toks.items()}

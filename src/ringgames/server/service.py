@@ -327,9 +327,10 @@ class Hub:
                     raise ApiError(422, "bad_seats", f"seat {seat_name}: level must be a number") from None
                 out.append({"kind": "computer", "name": f"computer{'' if level is None else f' (level {level})'}",
                             "spec": agent_spec(level), "level": level, "token_hash": None, "joined": True, "invite": False})
-            elif kind in ("me", "invite", "open"):
-                name = clean_name(spec.get("name"), "me") if kind == "me" else clean_name(None, "waiting…")
-                seat, tok, inv = seat_tokens.human_seat(kind, name)
+            elif kind in ("me", "invite", "open", "reserved"):  # "reserved": rematches only (never from the API)
+                name = (clean_name(spec.get("name"), "me") if kind in ("me", "reserved")
+                        else clean_name(None, "waiting…"))
+                seat, tok, inv = seat_tokens.human_seat(kind, name, spec.get("reserved_hash"))
                 out.append(seat)
                 if tok:
                     mine[i] = tok
@@ -399,6 +400,22 @@ class Hub:
             await asyncio.to_thread(self._save_row, room.row)
             await self.broadcast(room)
             return room, token
+
+    async def reclaim(self, gid: str, old_hashes: dict[int, str]) -> tuple[Room, dict[int, str]]:
+        """Rematch: the seats of game ``gid`` kept for the player whose seat tokens in the previous game hash to
+        ``old_hashes`` (seat -> hash); returns the room and a fresh seat token per seat (see ``seats.reclaim``)."""
+        async with self._locked(gid) as room:
+            seats = [dict(s) for s in room.row.seats]
+            toks: dict[int, str] = {}
+            for i, h in old_hashes.items():
+                if 0 <= i < len(seats) and seats[i].get("reserved_hash") == h:
+                    toks[i] = seat_tokens.reclaim(seats[i], h)
+            if toks:
+                room.row.seats = seats
+                room.row.status = self._status(room.row, room.state)
+                await asyncio.to_thread(self._save_row, room.row)
+                await self.broadcast(room)
+            return room, toks
 
     async def reinvite(self, gid: str, seat: int, tokens: list[str]) -> str:
         """A new single-use invite token for waiting seat ``seat``, for a player of the game (the old link dies)."""
