@@ -28,7 +28,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from . import seats as seat_tokens
 from .errors import ApiError
-from .limits import MAX_SEATS, read_uploads
+from .limits import MAX_SEATS, client_of, read_uploads
 from .security import same_site_only, secure_cookie
 from .service import Hub
 from .views import (
@@ -207,15 +207,20 @@ async def list_games(request: Request, status: Literal["open", "live", "finished
 
 @router.post("/games", status_code=201, summary="Create a game", response_model=CreatedGame,
              description="Answers the seat tokens of the 'me' seats (and sets them in the game's cookie) and one single-use "
-                         "invite link per 'invite' seat.",
+                         "invite link per 'invite' seat. A computer-only game (every seat a computer) answers a `creator_token` "
+                         "instead, which stops it (`POST /api/games/{id}/resign` with it in `X-Seat-Token`: a draw, reason "
+                         "`stopped`); 429 too_many_computer_games over the limits of such games.",
              responses=errors(*POST, 422, 429))
 async def create_game(body: CreateGame, request: Request, response: Response):
     hub = hub_of(request)
-    room, mine, invites = await hub.create(body.game, body.variant, body.players, [s.model_dump() for s in body.seats], body.setup)
-    remember(response, request, room.id, list(mine.values()))
+    creator = seat_tokens.new_token() if all(s.kind == "computer" for s in body.seats) else None
+    room, mine, invites = await hub.create(body.game, body.variant, body.players, [s.model_dump() for s in body.seats],
+                                           body.setup, client=client_of(request.scope), creator=creator)
+    remember(response, request, room.id, list(mine.values()) + ([creator] if creator else []))
     out = view(hub, room, list(mine.values()))
     out["tokens"] = {str(k): v for k, v in mine.items()}
     out["invites"] = invite_links(request, room, invites)
+    out["creator_token"] = creator
     return out
 
 
@@ -266,6 +271,7 @@ async def new_invite(gid: GameId, body: InviteIn, request: Request, x_seat_token
 
 
 @router.post("/games/{gid}/resign", summary="Resign (the seat to move if you hold it, else your seat)", response_model=GameView,
+             description="With a computer-only game's creator token: stops that game (a draw, reason `stopped`).",
              responses=errors(*GAME, *POST, 409))
 async def resign(gid: GameId, body: ResignIn, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
@@ -311,7 +317,7 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
             # players' seats wait for them (kept by the hash of their seat token in this game, no invite link)
             seats: list[dict] = []
             for i, s in enumerate(old.row.seats):
-                if s["kind"] == "computer":
+                if s["kind"] == "computer":  # (a computer-only game has no players, so no rematch)
                     seats.append({"kind": "computer", "level": s.get("level") or 0})
                 elif i in mine:
                     seats.append({"kind": "me", "name": s["name"], "reserved_hash": s["token_hash"]})

@@ -94,7 +94,8 @@ class Room:
 
 class Hub:
     def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, run_computers: bool = True,
-                 room_idle_seconds: float = 600.0, max_rooms: int = 5000):
+                 room_idle_seconds: float = 600.0, max_rooms: int = 5000, computer_games_per_client: int = 2,
+                 computer_games_total: int = 6, computer_game_actions: int = 600):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
         watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
@@ -109,6 +110,14 @@ class Hub:
         self.room_idle_seconds = room_idle_seconds
         self.max_rooms = max_rooms
         self.ai_workers = ai_workers
+        #: computer-only games (every seat a computer): at most this many live per client and in all, and
+        #: this many actions each (then a draw, reason "action_limit"); they think in their own one-process pool
+        self.computer_games_per_client = computer_games_per_client
+        self.computer_games_total = computer_games_total
+        self.computer_game_actions = computer_game_actions
+        #: live computer-only games: game id -> the creating client (None for games resumed at start)
+        self.computer_games: dict[str, str | None] = {}
+        self._bot_pool: ProcessPoolExecutor | None = None
         self.ai_delay = ai_delay
         self.warmup_seconds: dict[str, float] = {}  # per game, measured by start()
         self._pool: ProcessPoolExecutor | None = None
@@ -146,6 +155,8 @@ class Hub:
         ids = await asyncio.to_thread(self._live_ids)
         for gid in ids:
             room = await self.room(gid)
+            if self.computer_only(room.row.seats) and not room.state.is_terminal():
+                self.computer_games.setdefault(gid, None)  # counts towards the total (the creator is not stored)
             self._maybe_ai(room)
 
     def _spawn(self, coro) -> asyncio.Task:
@@ -166,8 +177,9 @@ class Hub:
         if self._writer is not None:
             self._writer.cancel()
             self._writer = None
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        for pool in (self._pool, self._bot_pool):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
         if self.engine is not None:
             self.engine.dispose()
 
@@ -185,10 +197,24 @@ class Hub:
 
     @property
     def pool(self) -> ProcessPoolExecutor:
+        """The computer players of games with a human seat (``ai_workers`` processes)."""
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.ai_workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=warm_up)  # each worker compiles before its first job
         return self._pool
+
+    @property
+    def bot_pool(self) -> ProcessPoolExecutor:
+        """The computer players of computer-only games: one process of their own, so that however many of them
+        run, they never take a worker from games with a human (they wait for each other instead)."""
+        if self._bot_pool is None:
+            self._bot_pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=warm_up)
+        return self._bot_pool
+
+    @staticmethod
+    def computer_only(seats: list[dict]) -> bool:
+        """Every seat is played by the computer."""
+        return bool(seats) and all(s.get("kind") == "computer" for s in seats)
 
     # -- loading ---------------------------------------------------------
     def _load(self, gid: str):
@@ -302,11 +328,13 @@ class Hub:
 
     # -- creating --------------------------------------------------------
     async def create(self, game: str, variant: str | None, players: int | None, seats: list[dict],
-                     setup: str | None = None) -> tuple[Room, dict[int, str], dict[int, str]]:
+                     setup: str | None = None, *, client: str | None = None,
+                     creator: str | None = None) -> tuple[Room, dict[int, str], dict[int, str]]:
         """A new game. ``seats``: one dict per seat, ``kind`` me|invite|open|computer, ``name``, ``level``.
 
         Returns the room, the seat tokens of the "me" seats (the creator's) and the invite tokens of the
-        "invite" seats (single use; only their hashes are stored).
+        "invite" seats (single use; only their hashes are stored). A computer-only game counts towards the
+        limits of ``client`` (429 over them); ``creator``: its creator token (stored hashed), which stops it.
         """
         try:
             g = load_game(game, variant, players)
@@ -340,9 +368,15 @@ class Hub:
                 raise ApiError(422, "bad_seats", f"seat {seat_name}: kind must be me, invite, open or computer, not {kind!r}")
         if setup not in (None, "", "free", "preset", "random"):
             raise ApiError(422, "bad_setup", "setup must be free, preset or random")
+        bot = self.computer_only(out)
+        if bot:
+            self._check_computer_games(client)
+        tags = {"setup": setup or "free"}
+        if bot and creator:
+            tags["creator_hash"] = seat_tokens.hash_token(creator)
         state = g.new_initial_state()
         row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=out,
-                      status="live", source="play", start=None, tags={"setup": setup or "free"}, draw_offers=[],
+                      status="live", source="play", start=None, tags=tags, draw_offers=[],
                       result="none", ply=0)
         row.status = self._status(row, state)
         room = Room(row.id, row, state, [], [], touched=asyncio.get_running_loop().time())
@@ -358,10 +392,33 @@ class Hub:
         for _a, p, t in pre:
             room.texts.append(t)
             room.seats_of.append(p)
+        if bot:
+            self.computer_games[row.id] = client
         self.rooms[row.id] = room
         self._evict_over_capacity()
         self._maybe_ai(room)
         return room, mine, invites
+
+    def _check_computer_games(self, client: str | None) -> None:
+        """429 when ``client`` already has ``computer_games_per_client`` live computer-only games, or the site
+        ``computer_games_total``."""
+        if len(self.computer_games) >= self.computer_games_total:
+            raise ApiError(429, "too_many_computer_games", f"the site already runs {len(self.computer_games)} games between "
+                           f"computers, at most {self.computer_games_total}; try again when one has ended")
+        mine = sum(1 for c in self.computer_games.values() if c is not None and c == client)
+        if client is not None and mine >= self.computer_games_per_client:
+            raise ApiError(429, "too_many_computer_games", f"this address already runs {mine} games between computers, "
+                           f"at most {self.computer_games_per_client}; stop one (resign with its creator token) or wait until one ends")
+
+    async def stop_computer_game(self, room: Room, reason: str) -> None:
+        """End computer-only game ``room`` now as a draw, its ``reason`` (stopped | action_limit) kept in the
+        game's tags ("ended"). Caller holds room.lock."""
+        st = room.state
+        if st.is_terminal():
+            return
+        room.row.tags = {**room.row.tags, "ended": reason}
+        await asyncio.to_thread(self._save_row, room.row)
+        await self._commit(room, AGREED_DRAW, st.current_player(), reason)
 
     def _insert(self, row: GameRow, pre) -> None:
         with self.Session.begin() as s:
@@ -506,6 +563,8 @@ class Hub:
         async def store_then_apply() -> None:
             await self._store_move(room.id, values, move)
             apply()
+            if st.is_terminal():
+                self.computer_games.pop(room.id, None)
             for k, v in values.items():
                 setattr(room.row, k, v)
             room.texts.append(text)
@@ -585,6 +644,10 @@ class Hub:
             st = room.state
             if st.is_terminal():
                 raise ApiError(409, "game_over", "the game is already over")
+            creator = room.row.tags.get("creator_hash")
+            if creator and any(secrets.compare_digest(seat_tokens.hash_token(t), creator) for t in tokens[:seat_tokens.MAX_TOKENS]):
+                await self.stop_computer_game(room, "stopped")  # a computer-only game, stopped by its creator
+                return room
             mine = [s for s in self.seats_for(room, tokens) if s in st.active_players()]
             if seat is None:
                 cur = st.current_player()
@@ -662,14 +725,23 @@ class Hub:
                 if seat["kind"] != "computer":
                     return
                 ply = len(st.history)
+                bot = self.computer_only(room.row.seats)
+                if bot and ply >= self.computer_game_actions:  # a game between computers is not endless
+                    async with room.lock:
+                        if len(room.state.history) == ply:
+                            await self.stop_computer_game(room, "action_limit")
+                    continue
                 serialized = st.serialize()
                 loop = asyncio.get_running_loop()
                 t0 = loop.time()
                 try:
-                    a = await loop.run_in_executor(self.pool, choose_action, serialized, seat["spec"])
+                    a = await loop.run_in_executor(self.bot_pool if bot else self.pool, choose_action, serialized, seat["spec"])
                 except BrokenProcessPool:  # a worker died: start a new pool next time, think in a thread now
                     log.warning("computer process pool broke; game %s thinks in a thread this time", room.id)
-                    self._pool = None
+                    if bot:
+                        self._bot_pool = None
+                    else:
+                        self._pool = None
                     a = await asyncio.to_thread(choose_action, serialized, seat["spec"])
                 wait = self.ai_delay - (loop.time() - t0)
                 if wait > 0:
@@ -705,14 +777,14 @@ class Hub:
             "status": row.status,
             "source": row.source,
             "setup": row.tags.get("setup"),
-            "tags": {k: v for k, v in row.tags.items() if k != "setup"},
+            "tags": {k: v for k, v in row.tags.items() if k not in ("setup", "creator_hash")},
             "ply": len(st.history),
             "position": st.position(),
             "to_move": None if terminal else st.current_player(),
             "legal": legal,
             "moves": [{"ply": i, "seat": s, "text": t} for i, (t, s) in enumerate(zip(room.texts, room.seats_of, strict=True))],
             "result": st.result_string(),
-            "reason": out.reason if out else None,
+            "reason": (row.tags.get("ended") or out.reason) if out else None,
             "winners": list(out.winners) if out else [],
             "summary": st.summary(),
             "active": st.active_players(),
