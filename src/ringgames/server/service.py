@@ -12,8 +12,11 @@ import gc
 import html
 import logging
 import multiprocessing
+import os
 import random
 import secrets
+import threading
+import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -70,6 +73,45 @@ def choose_action(serialized: str, spec: str) -> int:
     return make_agent(spec).choose(state)
 
 
+#: how often a computer-player process checks that the server that started it is still alive (seconds)
+WATCHDOG_SECONDS = 0.5
+
+
+def _watch_parent(parent: int, every: float) -> None:
+    while True:
+        time.sleep(every)
+        if os.getppid() != parent:  # the server is gone (killed, crashed): this process must not outlive it
+            os._exit(0)
+
+
+def worker_init(parent: int, every: float = WATCHDOG_SECONDS) -> None:
+    """The initializer of every computer-player process: a watchdog thread that ends the process when its parent
+    (the server, pid ``parent``) dies, then ``warm_up()`` (the kernels compiled before the first job)."""
+    threading.Thread(target=_watch_parent, args=(parent, every), name="ringgames-parent-watchdog", daemon=True).start()
+    warm_up()
+
+
+def _make_pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=worker_init,
+                               initargs=(os.getpid(),))
+
+
+def close_pool(pool: ProcessPoolExecutor, timeout: float = 3.0) -> None:
+    """Stop ``pool`` now: queued jobs cancelled, and its worker processes (busy thinking or not) terminated and
+    joined (killed if they do not end within ``timeout`` seconds). Blocks; run it in a thread."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+
+
 @dataclass
 class Room:
     id: str
@@ -118,6 +160,7 @@ class Hub:
         #: live computer-only games: game id -> the creating client (None for games resumed at start)
         self.computer_games: dict[str, str | None] = {}
         self._bot_pool: ProcessPoolExecutor | None = None
+        self._stopping = False
         self.ai_delay = ai_delay
         self.warmup_seconds: dict[str, float] = {}  # per game, measured by start()
         self._pool: ProcessPoolExecutor | None = None
@@ -172,14 +215,18 @@ class Hub:
             self.evict_idle()
 
     async def stop(self) -> None:
+        """Stop: background tasks cancelled, the move writer stopped, and the computer players' processes ended
+        (jobs cancelled, busy workers terminated: none outlives the server)."""
+        self._stopping = True
         for t in list(self._tasks):
             t.cancel()
         if self._writer is not None:
             self._writer.cancel()
             self._writer = None
-        for pool in (self._pool, self._bot_pool):
-            if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
+        pools = [p for p in (self._pool, self._bot_pool) if p is not None]
+        self._pool = self._bot_pool = None
+        for pool in pools:
+            await asyncio.to_thread(close_pool, pool)
         if self.engine is not None:
             self.engine.dispose()
 
@@ -198,9 +245,8 @@ class Hub:
     @property
     def pool(self) -> ProcessPoolExecutor:
         """The computer players of games with a human seat (``ai_workers`` processes)."""
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.ai_workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=warm_up)  # each worker compiles before its first job
+        if self._pool is None:  # each worker compiles before its first job, and ends when the server dies
+            self._pool = _make_pool(self.ai_workers)
         return self._pool
 
     @property
@@ -208,7 +254,7 @@ class Hub:
         """The computer players of computer-only games: one process of their own, so that however many of them
         run, they never take a worker from games with a human (they wait for each other instead)."""
         if self._bot_pool is None:
-            self._bot_pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=warm_up)
+            self._bot_pool = _make_pool(1)
         return self._bot_pool
 
     @staticmethod
@@ -737,6 +783,8 @@ class Hub:
                 try:
                     a = await loop.run_in_executor(self.bot_pool if bot else self.pool, choose_action, serialized, seat["spec"])
                 except BrokenProcessPool:  # a worker died: start a new pool next time, think in a thread now
+                    if self._stopping:
+                        return
                     log.warning("computer process pool broke; game %s thinks in a thread this time", room.id)
                     if bot:
                         self._bot_pool = None
