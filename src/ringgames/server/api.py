@@ -24,7 +24,7 @@ from fastapi import (
 )
 from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from . import seats as seat_tokens
 from .errors import ApiError
@@ -55,6 +55,8 @@ def operation_id(route: APIRoute) -> str:
 router = APIRouter(prefix="/api", dependencies=[Depends(same_site_only)], generate_unique_id_function=operation_id)
 
 COOKIE = "rg_{}"
+#: game tags the site keeps for itself: never written into an exported record
+INTERNAL_TAGS = frozenset({"setup", "file", "rematch", "creator_hash", "ended", "Result", "Termination", "Position"})
 #: game ids: ``secrets.token_hex(6)`` today; anything else of this shape is simply not found
 GameId = Annotated[str, Path(pattern=r"^[0-9A-Za-z_-]{1,32}$", description="the game's id")]
 SeatTokenHeader = Annotated[str | None, Header(alias="X-Seat-Token", max_length=1100,
@@ -82,7 +84,16 @@ class SeatSpec(BaseModel):
     kind: Literal["me", "invite", "open", "computer"] = Field("me", description="who plays the seat: me (this client), "
                                                               "invite (whoever gets the single-use invite link), open (anyone), computer")
     name: str | None = Field(None, max_length=200, description="player name (for 'me')")
-    level: Level | None = Field(None, description="computer level: 0 random, 1 (beginner) to 5 (strongest)")
+    level: Level | None = Field(None, description="computer level: 0 random, 1 (beginner) to 5 (strongest); required for a "
+                                                  "computer seat, refused for the others")
+
+    @model_validator(mode="after")
+    def _level_for_computers_only(self) -> SeatSpec:
+        if self.kind == "computer" and self.level is None:
+            raise ValueError("level: a computer seat needs a level (0–5)")
+        if self.kind != "computer" and self.level is not None:
+            raise ValueError(f"level: only a computer seat has a level, not a seat of kind {self.kind!r}")
+        return self
 
 
 class CreateGame(BaseModel):
@@ -355,6 +366,9 @@ async def get_record(gid: GameId, request: Request):
 
     room = await hub_of(request).room(gid)
     tags = {room.state.game.seat_names[i].capitalize(): s["name"] for i, s in enumerate(room.row.seats)}
+    # an imported record's own tags (Event, Site, Round, custom ones; its seat names as written) go back out;
+    # the site's internal tags do not
+    tags.update({k: str(v) for k, v in room.row.tags.items() if k not in INTERNAL_TAGS})
     return Record.from_state(room.state, tags).dumps()
 
 

@@ -413,7 +413,9 @@ class Hub:
             else:
                 raise ApiError(422, "bad_seats", f"seat {seat_name}: kind must be me, invite, open or computer, not {kind!r}")
         if setup not in (None, "", "free", "preset", "random"):
-            raise ApiError(422, "bad_setup", "setup must be free, preset or random")
+            raise ApiError(400, "bad_setup", "setup must be free, preset or random")
+        if setup not in (None, "", "free") and g.name not in SETUP_PLIES:
+            raise ApiError(400, "bad_setup", f"setup: {g.title} has no setup phase (only Gygès has; leave setup out)")
         bot = self.computer_only(out)
         if bot:
             self._check_computer_games(client)
@@ -566,7 +568,10 @@ class Hub:
             try:
                 a = st.play(action)
             except (IllegalActionError, NotationError) as exc:
-                legal = list(getattr(exc, "legal", []) or [])
+                # the legal actions, also when the text could not be read at all (the parser knows none then)
+                legal = list(getattr(exc, "legal", []) or []) or [st.action_to_string(x) for x in st.legal_actions()[:300]]
+                if allowed is not None:
+                    legal = [x for x in legal if x in allowed]
                 raise ApiError(422, "illegal_action", str(exc), legal=legal[:300]) from None
             except RingGamesError as exc:
                 raise ApiError(422, "illegal_action", str(exc)) from None
@@ -722,6 +727,8 @@ class Hub:
             elif what in ("offer", "accept"):
                 if what == "accept" and not offers:
                     raise ApiError(409, "no_offer", "there is no draw offer to accept")
+                if what == "accept" and set(mine) <= offers:
+                    raise ApiError(409, "own_offer", "you offered this draw yourself; another player has to accept it")
                 offers |= set(mine)
             else:
                 raise ApiError(400, "bad_request", "draw: use offer, accept or decline")
