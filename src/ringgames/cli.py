@@ -648,7 +648,10 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression,
                 proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or None,
                 # a hard stop far above the app's own per-message limit (which answers with the reason)
-                ws_max_size=max(4 * limits.ws_message_bytes, 1024 * 1024))
+                ws_max_size=max(4 * limits.ws_message_bytes, 1024 * 1024),
+                # an idle keep-alive connection is closed after 5 s; slow or incomplete requests (slowloris) are
+                # not timed out by uvicorn at all: a reverse proxy in front must do that (docs/security.md)
+                timeout_keep_alive=5)
 
 
 def _cannot_listen(host: str, port: int) -> str | None:
