@@ -24,7 +24,7 @@ from fastapi import (
 )
 from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator
 
 from . import seats as seat_tokens
 from .errors import ApiError
@@ -79,21 +79,32 @@ ActionId = Annotated[int, Field(ge=0, le=2**31 - 1), BeforeValidator(_whole)]
 
 
 class SeatSpec(BaseModel):
+    """A seat played by a person (no ``level``: only computer seats have one)."""
+
     model_config = STRICT
 
-    kind: Literal["me", "invite", "open", "computer"] = Field("me", description="who plays the seat: me (this client), "
-                                                              "invite (whoever gets the single-use invite link), open (anyone), computer")
+    kind: Literal["me", "invite", "open"] = Field("me", description="who plays the seat: me (this client), "
+                                                  "invite (whoever gets the single-use invite link), open (anyone)")
     name: str | None = Field(None, max_length=200, description="player name (for 'me')")
-    level: Level | None = Field(None, description="computer level: 0 random, 1 (beginner) to 5 (strongest); required for a "
-                                                  "computer seat, refused for the others")
 
-    @model_validator(mode="after")
-    def _level_for_computers_only(self) -> SeatSpec:
-        if self.kind == "computer" and self.level is None:
-            raise ValueError("level: a computer seat needs a level (0–5)")
-        if self.kind != "computer" and self.level is not None:
-            raise ValueError(f"level: only a computer seat has a level, not a seat of kind {self.kind!r}")
-        return self
+
+class ComputerSeatSpec(BaseModel):
+    """A seat played by the computer, at a ``level`` (required)."""
+
+    model_config = STRICT
+
+    kind: Literal["computer"]
+    level: Level = Field(..., description="computer level: 0 random, 1 (beginner) to 5 (strongest)")
+    name: str | None = Field(None, max_length=200, description="ignored (the seat is named after the computer)")
+
+
+def _seat_kind(v: object) -> str:
+    kind = v.get("kind") if isinstance(v, dict) else getattr(v, "kind", None)
+    return "computer" if kind == "computer" else "human"
+
+
+#: a seat: a person's (kind me|invite|open, the default) or the computer's (kind computer, with its level)
+AnySeat = Annotated[Annotated[SeatSpec, Tag("human")] | Annotated[ComputerSeatSpec, Tag("computer")], Discriminator(_seat_kind)]
 
 
 class CreateGame(BaseModel):
@@ -102,9 +113,10 @@ class CreateGame(BaseModel):
     game: str = Field(..., max_length=32, description="yinsh, gyges or rings")
     variant: str | None = Field(None, max_length=32, description="YINSH: standard|blitz; Gygès: standard|beginner")
     players: PlayerCount | None = Field(None, description="RINGS: 2–6")
-    seats: list[SeatSpec] = Field(..., min_length=1, max_length=MAX_SEATS,
+    seats: list[AnySeat] = Field(..., min_length=1, max_length=MAX_SEATS,
                                   description=f"one per player, in seat order (at most {MAX_SEATS})")
-    setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode")
+    setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode (other games have no "
+                                                                             "setup: leave it out or free, else 400 bad_setup)")
 
     @field_validator("seats", mode="before")
     @classmethod
@@ -310,7 +322,9 @@ async def get_chat(gid: GameId, request: Request):
 
 
 @router.post("/games/{gid}/rematch", status_code=201, summary="Play again: same game and seats, your seats stay yours",
-             description="Only players may ask, once the game is over (409 game_not_over before).",
+             description="Only players may ask, once the game is over (409 game_not_over before). Every human seat stays "
+                         "with the player who held it: the first asker gets their own seats, the others' seats wait for "
+                         "them (no invite link), and each of them gets their seats by asking with their seat token here.",
              response_model=CreatedGame, responses=errors(*GAME, *POST, 409, 429))
 async def rematch(gid: GameId, request: Request, response: Response, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
