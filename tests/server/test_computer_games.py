@@ -1,6 +1,8 @@
 """Computer-only games (every seat a computer): live games per client and in all, a length limit, the creator's
 stop, and their own one-process pool (games with a human never wait behind them)."""
 
+import os
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -55,6 +57,17 @@ def test_computer_games_per_client_and_in_total(make_client):
     # they think in their own pool, of one process
     wait_for(lambda: c.get(f"/api/games/{ids[0]}").json()["ply"] >= 3)
     assert hub._bot_pool is not None and hub._bot_pool._max_workers == 1
+    from pathlib import Path
+
+    from ringgames.server.service import BOT_NICE
+
+    def nice(pid):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return int(stat[stat.rindex(")") + 2:].split()[16])  # field 19 of stat: the niceness
+
+    if Path("/proc/self/stat").exists():
+        own = nice(os.getpid())
+        assert [nice(p) for p in hub._bot_pool._processes] == [min(19, own + BOT_NICE)]
 
 
 def test_computer_game_stopped_by_its_creator_only(make_client):

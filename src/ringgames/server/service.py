@@ -84,16 +84,26 @@ def _watch_parent(parent: int, every: float) -> None:
             os._exit(0)
 
 
-def worker_init(parent: int, every: float = WATCHDOG_SECONDS) -> None:
+#: the scheduling niceness of the computer-only games' process (games with a human get the CPU first)
+BOT_NICE = 10
+
+
+def worker_init(parent: int, every: float = WATCHDOG_SECONDS, nice: int = 0) -> None:
     """The initializer of every computer-player process: a watchdog thread that ends the process when its parent
-    (the server, pid ``parent``) dies, then ``warm_up()`` (the kernels compiled before the first job)."""
+    (the server, pid ``parent``) dies, a lower CPU priority if ``nice``, then ``warm_up()`` (the kernels compiled
+    before the first job)."""
     threading.Thread(target=_watch_parent, args=(parent, every), name="ringgames-parent-watchdog", daemon=True).start()
+    if nice:
+        try:
+            os.nice(nice)
+        except (OSError, AttributeError):  # not allowed, or no such call on this system: run at normal priority
+            pass
     warm_up()
 
 
-def _make_pool(workers: int) -> ProcessPoolExecutor:
+def _make_pool(workers: int, nice: int = 0) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=worker_init,
-                               initargs=(os.getpid(),))
+                               initargs=(os.getpid(), WATCHDOG_SECONDS, nice))
 
 
 def close_pool(pool: ProcessPoolExecutor, timeout: float = 3.0) -> None:
@@ -251,10 +261,11 @@ class Hub:
 
     @property
     def bot_pool(self) -> ProcessPoolExecutor:
-        """The computer players of computer-only games: one process of their own, so that however many of them
-        run, they never take a worker from games with a human (they wait for each other instead)."""
+        """The computer players of computer-only games: one process of their own, at a lower CPU priority (nice
+        ``BOT_NICE``), so that however many of them run, they never take a worker from games with a human (they
+        wait for each other instead) and yield the CPU to them."""
         if self._bot_pool is None:
-            self._bot_pool = _make_pool(1)
+            self._bot_pool = _make_pool(1, nice=BOT_NICE)
         return self._bot_pool
 
     @staticmethod
