@@ -414,3 +414,21 @@ def test_rematch_rings_each_player_keeps_their_seat(client):
         client.cookies.clear()
         assert b["id"] == a["id"] and b["my_seats"] == [i] and list(b["tokens"]) == [str(i)] and b["invites"] == {}
     assert client.get(f"/api/games/{a['id']}").json()["status"] == "live"
+
+
+def test_rematch_made_before_reserved_seats_still_seats_the_old_holder(client):
+    """A rematch created by the old code (the friend's seat an invite seat, no reserved hash): the friend asking
+    with his old token still gets that seat while it waits."""
+    gid, host, friend = two_humans(client)
+    client.cookies.clear()
+    assert client.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": friend}).status_code == 200
+    nid = client.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me", "name": "alice"}, {"kind": "invite"}]}).json()["id"]
+    client.cookies.clear()
+    hub = client.app.state.hub
+    old = client.portal.call(hub.room, gid)
+    old.row.tags = {**old.row.tags, "rematch": nid}
+    b = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": friend})
+    client.cookies.clear()
+    assert b.status_code == 201 and b.json()["id"] == nid and b.json()["my_seats"] == [1] and list(b.json()["tokens"]) == ["1"]
+    r = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": friend})  # taken now: nothing more
+    assert r.status_code == 201 and r.json()["tokens"] == {} and r.json()["my_seats"] == []

@@ -524,8 +524,14 @@ class Hub:
             seats = [dict(s) for s in room.row.seats]
             toks: dict[int, str] = {}
             for i, h in old_hashes.items():
-                if 0 <= i < len(seats) and seats[i].get("reserved_hash") == h:
-                    toks[i] = seat_tokens.reclaim(seats[i], h)
+                if not 0 <= i < len(seats):
+                    continue
+                s = seats[i]
+                if s.get("reserved_hash") == h:
+                    toks[i] = seat_tokens.reclaim(s, h)
+                elif s.get("kind") == "human" and not s.get("reserved_hash") and not s.get("joined"):
+                    # a rematch made before seats were reserved: its waiting seat goes to the seat's old holder
+                    toks[i] = seat_tokens.claim(s, None, vouched=True)
             if toks:
                 room.row.seats = seats
                 room.row.status = self._status(room.row, room.state)
