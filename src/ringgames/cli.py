@@ -722,13 +722,42 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
         click.echo(f"database: SQLite file {url[len('sqlite:///'):]}")
     else:
         click.echo(f"database: {url.split('@')[-1]}")
+    problem = _cannot_listen(host, port)
+    if problem:
+        click.echo(f"error: {problem}", err=True)
+        sys.exit(1)
     click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
     app = create_app(url, ai_workers=ai_workers, ai_delay=ai_delay, allowed_origins=allowed_origins,
                      behind_https=behind_https, limits=limits)
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression,
                 proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or None,
                 # a hard stop far above the app's own per-message limit (which answers with the reason)
-                ws_max_size=max(4 * limits.ws_message_bytes, 1024 * 1024))
+                ws_max_size=max(4 * limits.ws_message_bytes, 1024 * 1024),
+                # an idle keep-alive connection is closed after 5 s; slow or incomplete requests (slowloris) are
+                # not timed out by uvicorn at all: a reverse proxy in front must do that (docs/security.md)
+                timeout_keep_alive=5)
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why ``serve`` could not listen on ``host``:``port`` (the port in use, ...), or None: tried with a socket
+    bound the way uvicorn binds it (SO_REUSEADDR), then closed."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        return f"cannot listen on {host}: {exc.strerror or exc}"
+    family, kind, proto, _, addr = infos[0]
+    try:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(addr)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return f"port {port} on {host} is in use (another server?); choose another with --port"
+        return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
 
 
 @main.command("import")

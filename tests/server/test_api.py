@@ -171,7 +171,7 @@ def test_rematch_keeps_my_seat(client):
     r = client.post(f"/api/games/{gid}/rematch")
     assert r.status_code == 201
     d = r.json()
-    assert d["id"] != gid and d["my_seats"] == [0] and d["ply"] == 0 and "1" in d["invites"]
+    assert d["id"] != gid and d["my_seats"] == [0] and d["ply"] == 0 and d["invites"] == {}  # the friend keeps seat 1
 
 
 def test_rematch_asked_by_both_players_is_one_game_where_each_keeps_the_seat(client):

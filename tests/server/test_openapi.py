@@ -80,7 +80,7 @@ def test_request_bodies_are_strict_and_bounded(spec):
     action = schemas["ActionIn"]
     assert action["required"] == ["action", "ply"] and action["additionalProperties"] is False
     assert {"type": "string", "maxLength": 100} in action["properties"]["action"]["anyOf"]
-    for name in ("CreateGame", "SeatSpec", "JoinIn", "InviteIn", "ResignIn", "DrawIn", "ChatIn"):
+    for name in ("CreateGame", "SeatSpec", "ComputerSeatSpec", "JoinIn", "InviteIn", "ResignIn", "DrawIn", "ChatIn"):
         assert schemas[name]["additionalProperties"] is False, name
     assert schemas["CreateGame"]["properties"]["seats"]["maxItems"] == 6  # server/limits.py MAX_SEATS
     assert schemas["ChatIn"]["properties"]["text"]["maxLength"] == 2000

@@ -24,11 +24,11 @@ from fastapi import (
 )
 from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator
 
 from . import seats as seat_tokens
 from .errors import ApiError
-from .limits import MAX_SEATS, read_uploads
+from .limits import MAX_SEATS, client_of, read_uploads
 from .security import same_site_only, secure_cookie
 from .service import Hub
 from .views import (
@@ -55,6 +55,8 @@ def operation_id(route: APIRoute) -> str:
 router = APIRouter(prefix="/api", dependencies=[Depends(same_site_only)], generate_unique_id_function=operation_id)
 
 COOKIE = "rg_{}"
+#: game tags the site keeps for itself: never written into an exported record
+INTERNAL_TAGS = frozenset({"setup", "file", "rematch", "creator_hash", "ended", "Result", "Termination", "Position"})
 #: game ids: ``secrets.token_hex(6)`` today; anything else of this shape is simply not found
 GameId = Annotated[str, Path(pattern=r"^[0-9A-Za-z_-]{1,32}$", description="the game's id")]
 SeatTokenHeader = Annotated[str | None, Header(alias="X-Seat-Token", max_length=1100,
@@ -77,12 +79,32 @@ ActionId = Annotated[int, Field(ge=0, le=2**31 - 1), BeforeValidator(_whole)]
 
 
 class SeatSpec(BaseModel):
+    """A seat played by a person (no ``level``: only computer seats have one)."""
+
     model_config = STRICT
 
-    kind: Literal["me", "invite", "open", "computer"] = Field("me", description="who plays the seat: me (this client), "
-                                                              "invite (whoever gets the single-use invite link), open (anyone), computer")
+    kind: Literal["me", "invite", "open"] = Field("me", description="who plays the seat: me (this client), "
+                                                  "invite (whoever gets the single-use invite link), open (anyone)")
     name: str | None = Field(None, max_length=200, description="player name (for 'me')")
-    level: Level | None = Field(None, description="computer level: 0 random, 1 (beginner) to 5 (strongest)")
+
+
+class ComputerSeatSpec(BaseModel):
+    """A seat played by the computer, at a ``level`` (required)."""
+
+    model_config = STRICT
+
+    kind: Literal["computer"]
+    level: Level = Field(..., description="computer level: 0 random, 1 (beginner) to 5 (strongest)")
+    name: str | None = Field(None, max_length=200, description="ignored (the seat is named after the computer)")
+
+
+def _seat_kind(v: object) -> str:
+    kind = v.get("kind") if isinstance(v, dict) else getattr(v, "kind", None)
+    return "computer" if kind == "computer" else "human"
+
+
+#: a seat: a person's (kind me|invite|open, the default) or the computer's (kind computer, with its level)
+AnySeat = Annotated[Annotated[SeatSpec, Tag("human")] | Annotated[ComputerSeatSpec, Tag("computer")], Discriminator(_seat_kind)]
 
 
 class CreateGame(BaseModel):
@@ -91,9 +113,10 @@ class CreateGame(BaseModel):
     game: str = Field(..., max_length=32, description="yinsh, gyges or rings")
     variant: str | None = Field(None, max_length=32, description="YINSH: standard|blitz; Gygès: standard|beginner")
     players: PlayerCount | None = Field(None, description="RINGS: 2–6")
-    seats: list[SeatSpec] = Field(..., min_length=1, max_length=MAX_SEATS,
+    seats: list[AnySeat] = Field(..., min_length=1, max_length=MAX_SEATS,
                                   description=f"one per player, in seat order (at most {MAX_SEATS})")
-    setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode")
+    setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode (other games have no "
+                                                                             "setup: leave it out or free, else 400 bad_setup)")
 
     @field_validator("seats", mode="before")
     @classmethod
@@ -207,15 +230,20 @@ async def list_games(request: Request, status: Literal["open", "live", "finished
 
 @router.post("/games", status_code=201, summary="Create a game", response_model=CreatedGame,
              description="Answers the seat tokens of the 'me' seats (and sets them in the game's cookie) and one single-use "
-                         "invite link per 'invite' seat.",
+                         "invite link per 'invite' seat. A computer-only game (every seat a computer) answers a `creator_token` "
+                         "instead, which stops it (`POST /api/games/{id}/resign` with it in `X-Seat-Token`: a draw, reason "
+                         "`stopped`); 429 too_many_computer_games over the limits of such games.",
              responses=errors(*POST, 422, 429))
 async def create_game(body: CreateGame, request: Request, response: Response):
     hub = hub_of(request)
-    room, mine, invites = await hub.create(body.game, body.variant, body.players, [s.model_dump() for s in body.seats], body.setup)
-    remember(response, request, room.id, list(mine.values()))
+    creator = seat_tokens.new_token() if all(s.kind == "computer" for s in body.seats) else None
+    room, mine, invites = await hub.create(body.game, body.variant, body.players, [s.model_dump() for s in body.seats],
+                                           body.setup, client=client_of(request.scope), creator=creator)
+    remember(response, request, room.id, list(mine.values()) + ([creator] if creator else []))
     out = view(hub, room, list(mine.values()))
     out["tokens"] = {str(k): v for k, v in mine.items()}
     out["invites"] = invite_links(request, room, invites)
+    out["creator_token"] = creator
     return out
 
 
@@ -266,6 +294,7 @@ async def new_invite(gid: GameId, body: InviteIn, request: Request, x_seat_token
 
 
 @router.post("/games/{gid}/resign", summary="Resign (the seat to move if you hold it, else your seat)", response_model=GameView,
+             description="With a computer-only game's creator token: stops that game (a draw, reason `stopped`).",
              responses=errors(*GAME, *POST, 409))
 async def resign(gid: GameId, body: ResignIn, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
@@ -293,7 +322,9 @@ async def get_chat(gid: GameId, request: Request):
 
 
 @router.post("/games/{gid}/rematch", status_code=201, summary="Play again: same game and seats, your seats stay yours",
-             description="Only players may ask, once the game is over (409 game_not_over before).",
+             description="Only players may ask, once the game is over (409 game_not_over before). Every human seat stays "
+                         "with the player who held it: the first asker gets their own seats, the others' seats wait for "
+                         "them (no invite link), and each of them gets their seats by asking with their seat token here.",
              response_model=CreatedGame, responses=errors(*GAME, *POST, 409, 429))
 async def rematch(gid: GameId, request: Request, response: Response, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
@@ -304,17 +335,21 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
     if not old.state.is_terminal():
         raise ApiError(409, "game_not_over", "the game is still being played")
     invites: dict[int, str] = {}
-    async with old.lock:  # one new game per finished game: whoever asks second joins the first one's game
+    async with old.lock:  # one new game per finished game: whoever asks second gets their seats in the first one's game
         nxt = old.row.tags.get("rematch")
         if nxt is None:
-            seats = []
+            # every human seat stays with the player who held it: the asker's seats are theirs now, the other
+            # players' seats wait for them (kept by the hash of their seat token in this game, no invite link)
+            seats: list[dict] = []
             for i, s in enumerate(old.row.seats):
-                if s["kind"] == "computer":
-                    seats.append({"kind": "computer", "level": s.get("level")})
+                if s["kind"] == "computer":  # (a computer-only game has no players, so no rematch)
+                    seats.append({"kind": "computer", "level": s.get("level") or 0})
                 elif i in mine:
-                    seats.append({"kind": "me", "name": s["name"]})
-                else:
-                    seats.append({"kind": "invite"})
+                    seats.append({"kind": "me", "name": s["name"], "reserved_hash": s["token_hash"]})
+                elif s.get("token_hash"):
+                    seats.append({"kind": "reserved", "name": s["name"], "reserved_hash": s["token_hash"]})
+                else:  # nobody ever took it: waiting for a player as before
+                    seats.append({"kind": "open" if s.get("open") else "invite"})
             room, toks, invites = await hub.create(old.row.game, old.row.variant, old.row.players, seats, old.row.tags.get("setup"))
             old.row.tags = {**old.row.tags, "rematch": room.id}
             await asyncio.to_thread(hub._save_row, old.row)
@@ -322,11 +357,8 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
             room, toks = await hub.room(nxt), {}
     if nxt is None:
         await hub.broadcast(old)  # the other players' pages offer to join the new game
-    else:  # the seats this browser held in the old game are its seats in the new one, if still free
-        for i in mine:
-            s = room.row.seats[i]
-            if s["kind"] == "human" and not s.get("joined"):
-                room, toks[i] = await hub.join(room.id, i, old.row.seats[i]["name"], None, vouched=True)
+    else:  # the seats this player held in the old game are theirs in the new one (proved by the old seat tokens)
+        room, toks = await hub.reclaim(room.id, {i: old.row.seats[i]["token_hash"] for i in mine})
     remember(response, request, room.id, list(toks.values()))
     out = view(hub, room, list(toks.values()) + tokens_of(request, room.id))
     out["tokens"] = {str(k): v for k, v in toks.items()}
@@ -348,6 +380,9 @@ async def get_record(gid: GameId, request: Request):
 
     room = await hub_of(request).room(gid)
     tags = {room.state.game.seat_names[i].capitalize(): s["name"] for i, s in enumerate(room.row.seats)}
+    # an imported record's own tags (Event, Site, Round, custom ones; its seat names as written) go back out;
+    # the site's internal tags do not
+    tags.update({k: str(v) for k, v in room.row.tags.items() if k not in INTERNAL_TAGS})
     return Record.from_state(room.state, tags).dumps()
 
 

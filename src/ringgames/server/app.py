@@ -65,7 +65,8 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     ``limits``: request sizes, uploads, rates (``server/limits.py``; defaults when None)."""
     settings = limits or _limits.Limits()
     hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay, room_idle_seconds=settings.room_idle_seconds,
-              max_rooms=settings.max_rooms)
+              max_rooms=settings.max_rooms, computer_games_per_client=settings.computer_games_per_client,
+              computer_games_total=settings.computer_games_total, computer_game_actions=settings.computer_game_actions)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

@@ -80,6 +80,11 @@ class Limits:
     ws_message_bytes: int = 64 * KIB
     ws_rate: str = "30 per 10 seconds"
     ws_strikes: str = "10/minute"
+    #: computer-only games (every seat a computer): live ones per client and in all (more → 429), and their
+    #: length in actions, after which such a game ends in a draw (reason ``action_limit``)
+    computer_games_per_client: int = 2
+    computer_games_total: int = 6
+    computer_game_actions: int = 600
     #: rooms (games in memory): evicted after this many idle seconds, at most this many in memory
     room_idle_seconds: float = 600.0
     max_rooms: int = 5000

@@ -11,8 +11,8 @@ A client that reconnects simply gets a new ``hello`` with the current state.
 ``ply`` is required for actions (a repeated message never plays for the next seat) and the fields are
 checked as strictly as the HTTP API's request models (``bool`` is no number, ``"3"`` no ply). Seat
 tokens come from the game's cookie or an ``X-Seat-Token`` handshake header, never from the URL or a
-message. A handshake whose ``Origin`` is another site is refused (close code 1008) before anything is
-sent.
+message. A handshake whose ``Origin`` is another site is refused with HTTP 403 (closed before it is
+accepted), before anything is sent. The whole protocol: ``docs/websocket.md``.
 
 Limits (``server/limits.py``, ``docs/security.md``): each message at most ``ws_message_bytes``; at most
 ``ws_rate`` messages per connection (more are answered ``rate_limited``; a client that goes on past

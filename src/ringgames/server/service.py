@@ -12,8 +12,11 @@ import gc
 import html
 import logging
 import multiprocessing
+import os
 import random
 import secrets
+import threading
+import time
 from collections.abc import AsyncIterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -70,6 +73,55 @@ def choose_action(serialized: str, spec: str) -> int:
     return make_agent(spec).choose(state)
 
 
+#: how often a computer-player process checks that the server that started it is still alive (seconds)
+WATCHDOG_SECONDS = 0.5
+
+
+def _watch_parent(parent: int, every: float) -> None:
+    while True:
+        time.sleep(every)
+        if os.getppid() != parent:  # the server is gone (killed, crashed): this process must not outlive it
+            os._exit(0)
+
+
+#: the scheduling niceness of the computer-only games' process (games with a human get the CPU first)
+BOT_NICE = 10
+
+
+def worker_init(parent: int, every: float = WATCHDOG_SECONDS, nice: int = 0) -> None:
+    """The initializer of every computer-player process: a watchdog thread that ends the process when its parent
+    (the server, pid ``parent``) dies, a lower CPU priority if ``nice``, then ``warm_up()`` (the kernels compiled
+    before the first job)."""
+    threading.Thread(target=_watch_parent, args=(parent, every), name="ringgames-parent-watchdog", daemon=True).start()
+    if nice:
+        try:
+            os.nice(nice)
+        except (OSError, AttributeError):  # not allowed, or no such call on this system: run at normal priority
+            pass
+    warm_up()
+
+
+def _make_pool(workers: int, nice: int = 0) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=worker_init,
+                               initargs=(os.getpid(), WATCHDOG_SECONDS, nice))
+
+
+def close_pool(pool: ProcessPoolExecutor, timeout: float = 3.0) -> None:
+    """Stop ``pool`` now: queued jobs cancelled, and its worker processes (busy thinking or not) terminated and
+    joined (killed if they do not end within ``timeout`` seconds). Blocks; run it in a thread."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+
+
 @dataclass
 class Room:
     id: str
@@ -94,7 +146,8 @@ class Room:
 
 class Hub:
     def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, run_computers: bool = True,
-                 room_idle_seconds: float = 600.0, max_rooms: int = 5000):
+                 room_idle_seconds: float = 600.0, max_rooms: int = 5000, computer_games_per_client: int = 2,
+                 computer_games_total: int = 6, computer_game_actions: int = 600):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
         watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
@@ -109,6 +162,15 @@ class Hub:
         self.room_idle_seconds = room_idle_seconds
         self.max_rooms = max_rooms
         self.ai_workers = ai_workers
+        #: computer-only games (every seat a computer): at most this many live per client and in all, and
+        #: this many actions each (then a draw, reason "action_limit"); they think in their own one-process pool
+        self.computer_games_per_client = computer_games_per_client
+        self.computer_games_total = computer_games_total
+        self.computer_game_actions = computer_game_actions
+        #: live computer-only games: game id -> the creating client (None for games resumed at start)
+        self.computer_games: dict[str, str | None] = {}
+        self._bot_pool: ProcessPoolExecutor | None = None
+        self._stopping = False
         self.ai_delay = ai_delay
         self.warmup_seconds: dict[str, float] = {}  # per game, measured by start()
         self._pool: ProcessPoolExecutor | None = None
@@ -146,6 +208,8 @@ class Hub:
         ids = await asyncio.to_thread(self._live_ids)
         for gid in ids:
             room = await self.room(gid)
+            if self.computer_only(room.row.seats) and not room.state.is_terminal():
+                self.computer_games.setdefault(gid, None)  # counts towards the total (the creator is not stored)
             self._maybe_ai(room)
 
     def _spawn(self, coro) -> asyncio.Task:
@@ -161,13 +225,18 @@ class Hub:
             self.evict_idle()
 
     async def stop(self) -> None:
+        """Stop: background tasks cancelled, the move writer stopped, and the computer players' processes ended
+        (jobs cancelled, busy workers terminated: none outlives the server)."""
+        self._stopping = True
         for t in list(self._tasks):
             t.cancel()
         if self._writer is not None:
             self._writer.cancel()
             self._writer = None
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        pools = [p for p in (self._pool, self._bot_pool) if p is not None]
+        self._pool = self._bot_pool = None
+        for pool in pools:
+            await asyncio.to_thread(close_pool, pool)
         if self.engine is not None:
             self.engine.dispose()
 
@@ -185,10 +254,24 @@ class Hub:
 
     @property
     def pool(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.ai_workers, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=warm_up)  # each worker compiles before its first job
+        """The computer players of games with a human seat (``ai_workers`` processes)."""
+        if self._pool is None:  # each worker compiles before its first job, and ends when the server dies
+            self._pool = _make_pool(self.ai_workers)
         return self._pool
+
+    @property
+    def bot_pool(self) -> ProcessPoolExecutor:
+        """The computer players of computer-only games: one process of their own, at a lower CPU priority (nice
+        ``BOT_NICE``), so that however many of them run, they never take a worker from games with a human (they
+        wait for each other instead) and yield the CPU to them."""
+        if self._bot_pool is None:
+            self._bot_pool = _make_pool(1, nice=BOT_NICE)
+        return self._bot_pool
+
+    @staticmethod
+    def computer_only(seats: list[dict]) -> bool:
+        """Every seat is played by the computer."""
+        return bool(seats) and all(s.get("kind") == "computer" for s in seats)
 
     # -- loading ---------------------------------------------------------
     def _load(self, gid: str):
@@ -302,11 +385,13 @@ class Hub:
 
     # -- creating --------------------------------------------------------
     async def create(self, game: str, variant: str | None, players: int | None, seats: list[dict],
-                     setup: str | None = None) -> tuple[Room, dict[int, str], dict[int, str]]:
+                     setup: str | None = None, *, client: str | None = None,
+                     creator: str | None = None) -> tuple[Room, dict[int, str], dict[int, str]]:
         """A new game. ``seats``: one dict per seat, ``kind`` me|invite|open|computer, ``name``, ``level``.
 
         Returns the room, the seat tokens of the "me" seats (the creator's) and the invite tokens of the
-        "invite" seats (single use; only their hashes are stored).
+        "invite" seats (single use; only their hashes are stored). A computer-only game counts towards the
+        limits of ``client`` (429 over them); ``creator``: its creator token (stored hashed), which stops it.
         """
         try:
             g = load_game(game, variant, players)
@@ -327,9 +412,10 @@ class Hub:
                     raise ApiError(422, "bad_seats", f"seat {seat_name}: level must be a number") from None
                 out.append({"kind": "computer", "name": f"computer{'' if level is None else f' (level {level})'}",
                             "spec": agent_spec(level), "level": level, "token_hash": None, "joined": True, "invite": False})
-            elif kind in ("me", "invite", "open"):
-                name = clean_name(spec.get("name"), "me") if kind == "me" else clean_name(None, "waiting…")
-                seat, tok, inv = seat_tokens.human_seat(kind, name)
+            elif kind in ("me", "invite", "open", "reserved"):  # "reserved": rematches only (never from the API)
+                name = (clean_name(spec.get("name"), "me") if kind in ("me", "reserved")
+                        else clean_name(None, "waiting…"))
+                seat, tok, inv = seat_tokens.human_seat(kind, name, spec.get("reserved_hash"))
                 out.append(seat)
                 if tok:
                     mine[i] = tok
@@ -338,10 +424,18 @@ class Hub:
             else:
                 raise ApiError(422, "bad_seats", f"seat {seat_name}: kind must be me, invite, open or computer, not {kind!r}")
         if setup not in (None, "", "free", "preset", "random"):
-            raise ApiError(422, "bad_setup", "setup must be free, preset or random")
+            raise ApiError(400, "bad_setup", "setup must be free, preset or random")
+        if setup not in (None, "", "free") and g.name not in SETUP_PLIES:
+            raise ApiError(400, "bad_setup", f"setup: {g.title} has no setup phase (only Gygès has; leave setup out)")
+        bot = self.computer_only(out)
+        if bot:
+            self._check_computer_games(client)
+        tags = {"setup": setup or "free"}
+        if bot and creator:
+            tags["creator_hash"] = seat_tokens.hash_token(creator)
         state = g.new_initial_state()
         row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=out,
-                      status="live", source="play", start=None, tags={"setup": setup or "free"}, draw_offers=[],
+                      status="live", source="play", start=None, tags=tags, draw_offers=[],
                       result="none", ply=0)
         row.status = self._status(row, state)
         room = Room(row.id, row, state, [], [], touched=asyncio.get_running_loop().time())
@@ -357,10 +451,33 @@ class Hub:
         for _a, p, t in pre:
             room.texts.append(t)
             room.seats_of.append(p)
+        if bot:
+            self.computer_games[row.id] = client
         self.rooms[row.id] = room
         self._evict_over_capacity()
         self._maybe_ai(room)
         return room, mine, invites
+
+    def _check_computer_games(self, client: str | None) -> None:
+        """429 when ``client`` already has ``computer_games_per_client`` live computer-only games, or the site
+        ``computer_games_total``."""
+        if len(self.computer_games) >= self.computer_games_total:
+            raise ApiError(429, "too_many_computer_games", f"the site already runs {len(self.computer_games)} games between "
+                           f"computers, at most {self.computer_games_total}; try again when one has ended")
+        mine = sum(1 for c in self.computer_games.values() if c is not None and c == client)
+        if client is not None and mine >= self.computer_games_per_client:
+            raise ApiError(429, "too_many_computer_games", f"this address already runs {mine} games between computers, "
+                           f"at most {self.computer_games_per_client}; stop one (resign with its creator token) or wait until one ends")
+
+    async def stop_computer_game(self, room: Room, reason: str) -> None:
+        """End computer-only game ``room`` now as a draw, its ``reason`` (stopped | action_limit) kept in the
+        game's tags ("ended"). Caller holds room.lock."""
+        st = room.state
+        if st.is_terminal():
+            return
+        room.row.tags = {**room.row.tags, "ended": reason}
+        await asyncio.to_thread(self._save_row, room.row)
+        await self._commit(room, AGREED_DRAW, st.current_player(), reason)
 
     def _insert(self, row: GameRow, pre) -> None:
         with self.Session.begin() as s:
@@ -399,6 +516,28 @@ class Hub:
             await asyncio.to_thread(self._save_row, room.row)
             await self.broadcast(room)
             return room, token
+
+    async def reclaim(self, gid: str, old_hashes: dict[int, str]) -> tuple[Room, dict[int, str]]:
+        """Rematch: the seats of game ``gid`` kept for the player whose seat tokens in the previous game hash to
+        ``old_hashes`` (seat -> hash); returns the room and a fresh seat token per seat (see ``seats.reclaim``)."""
+        async with self._locked(gid) as room:
+            seats = [dict(s) for s in room.row.seats]
+            toks: dict[int, str] = {}
+            for i, h in old_hashes.items():
+                if not 0 <= i < len(seats):
+                    continue
+                s = seats[i]
+                if s.get("reserved_hash") == h:
+                    toks[i] = seat_tokens.reclaim(s, h)
+                elif s.get("kind") == "human" and not s.get("reserved_hash") and not s.get("joined"):
+                    # a rematch made before seats were reserved: its waiting seat goes to the seat's old holder
+                    toks[i] = seat_tokens.claim(s, None, vouched=True)
+            if toks:
+                room.row.seats = seats
+                room.row.status = self._status(room.row, room.state)
+                await asyncio.to_thread(self._save_row, room.row)
+                await self.broadcast(room)
+            return room, toks
 
     async def reinvite(self, gid: str, seat: int, tokens: list[str]) -> str:
         """A new single-use invite token for waiting seat ``seat``, for a player of the game (the old link dies)."""
@@ -446,7 +585,10 @@ class Hub:
             try:
                 a = st.play(action)
             except (IllegalActionError, NotationError) as exc:
-                legal = list(getattr(exc, "legal", []) or [])
+                # the legal actions, also when the text could not be read at all (the parser knows none then)
+                legal = list(getattr(exc, "legal", []) or []) or [st.action_to_string(x) for x in st.legal_actions()[:300]]
+                if allowed is not None:
+                    legal = [x for x in legal if x in allowed]
                 raise ApiError(422, "illegal_action", str(exc), legal=legal[:300]) from None
             except RingGamesError as exc:
                 raise ApiError(422, "illegal_action", str(exc)) from None
@@ -489,6 +631,8 @@ class Hub:
         async def store_then_apply() -> None:
             await self._store_move(room.id, values, move)
             apply()
+            if st.is_terminal():
+                self.computer_games.pop(room.id, None)
             for k, v in values.items():
                 setattr(room.row, k, v)
             room.texts.append(text)
@@ -568,6 +712,10 @@ class Hub:
             st = room.state
             if st.is_terminal():
                 raise ApiError(409, "game_over", "the game is already over")
+            creator = room.row.tags.get("creator_hash")
+            if creator and any(secrets.compare_digest(seat_tokens.hash_token(t), creator) for t in tokens[:seat_tokens.MAX_TOKENS]):
+                await self.stop_computer_game(room, "stopped")  # a computer-only game, stopped by its creator
+                return room
             mine = [s for s in self.seats_for(room, tokens) if s in st.active_players()]
             if seat is None:
                 cur = st.current_player()
@@ -596,6 +744,8 @@ class Hub:
             elif what in ("offer", "accept"):
                 if what == "accept" and not offers:
                     raise ApiError(409, "no_offer", "there is no draw offer to accept")
+                if what == "accept" and set(mine) <= offers:
+                    raise ApiError(409, "own_offer", "you offered this draw yourself; another player has to accept it")
                 offers |= set(mine)
             else:
                 raise ApiError(400, "bad_request", "draw: use offer, accept or decline")
@@ -645,14 +795,25 @@ class Hub:
                 if seat["kind"] != "computer":
                     return
                 ply = len(st.history)
+                bot = self.computer_only(room.row.seats)
+                if bot and ply >= self.computer_game_actions:  # a game between computers is not endless
+                    async with room.lock:
+                        if len(room.state.history) == ply:
+                            await self.stop_computer_game(room, "action_limit")
+                    continue
                 serialized = st.serialize()
                 loop = asyncio.get_running_loop()
                 t0 = loop.time()
                 try:
-                    a = await loop.run_in_executor(self.pool, choose_action, serialized, seat["spec"])
+                    a = await loop.run_in_executor(self.bot_pool if bot else self.pool, choose_action, serialized, seat["spec"])
                 except BrokenProcessPool:  # a worker died: start a new pool next time, think in a thread now
+                    if self._stopping:
+                        return
                     log.warning("computer process pool broke; game %s thinks in a thread this time", room.id)
-                    self._pool = None
+                    if bot:
+                        self._bot_pool = None
+                    else:
+                        self._pool = None
                     a = await asyncio.to_thread(choose_action, serialized, seat["spec"])
                 wait = self.ai_delay - (loop.time() - t0)
                 if wait > 0:
@@ -688,14 +849,14 @@ class Hub:
             "status": row.status,
             "source": row.source,
             "setup": row.tags.get("setup"),
-            "tags": {k: v for k, v in row.tags.items() if k != "setup"},
+            "tags": {k: v for k, v in row.tags.items() if k not in ("setup", "creator_hash")},
             "ply": len(st.history),
             "position": st.position(),
             "to_move": None if terminal else st.current_player(),
             "legal": legal,
             "moves": [{"ply": i, "seat": s, "text": t} for i, (t, s) in enumerate(zip(room.texts, room.seats_of, strict=True))],
             "result": st.result_string(),
-            "reason": out.reason if out else None,
+            "reason": (row.tags.get("ended") or out.reason) if out else None,
             "winners": list(out.winners) if out else [],
             "summary": st.summary(),
             "active": st.active_players(),

@@ -74,6 +74,8 @@ class GameView(BaseModel):
 class CreatedGame(GameView):
     tokens: dict[str, str] = Field(..., description="seat number → seat token, for the seats created for this client (also set in the game's cookie)")
     invites: dict[str, str] = Field(..., description="seat number → invite link (single use; shown only here)")
+    creator_token: str | None = Field(None, description="computer-only games: the token that stops the game "
+                                                        "(POST /api/games/{id}/resign with it in X-Seat-Token); shown only here")
 
 
 class JoinedGame(GameView):
