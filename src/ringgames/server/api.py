@@ -24,8 +24,9 @@ from fastapi import (
 )
 from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
+from . import clocks as clk
 from . import seats as seat_tokens
 from .errors import ApiError
 from .limits import MAX_SEATS, read_uploads
@@ -85,8 +86,31 @@ class SeatSpec(BaseModel):
     level: Level | None = Field(None, description="computer level: 0 random, 1 (beginner) to 5 (strongest)")
 
 
-class CreateGame(BaseModel):
+class ClockIn(BaseModel):
+    """A real-time clock (Fischer): ``initial`` seconds per seat, ``increment`` seconds added when a turn ends."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": [{"initial": 300, "increment": 3}]})
+
+    initial: Annotated[float, Field(ge=1, le=clk.MAX_INITIAL, allow_inf_nan=False)] = Field(
+        ..., description=f"seconds per seat, 1 to {clk.MAX_INITIAL:,} (a day)")
+    increment: Annotated[float, Field(ge=0, le=clk.MAX_INCREMENT, allow_inf_nan=False)] = Field(
+        0, description=f"seconds added at the end of each turn, 0 to {clk.MAX_INCREMENT:,}")
+
+
+class CorrespondenceIn(BaseModel):
+    """Correspondence: ``days`` per move (the clock is set back to that when a turn ends)."""
+
     model_config = STRICT
+
+    days: Annotated[int, Field(ge=1, le=clk.MAX_DAYS), BeforeValidator(_whole)] = Field(
+        ..., description=f"days per move, 1 to {clk.MAX_DAYS} (the lobby offers {', '.join(map(str, clk.CORRESPONDENCE_DAYS))})")
+
+
+class CreateGame(BaseModel):
+    # a clock or days per move, not both (said in the OpenAPI description too)
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"not": {
+        "required": ["clock", "correspondence"],
+        "properties": {"clock": {"type": "object"}, "correspondence": {"type": "object"}}}})
 
     game: str = Field(..., max_length=32, description="yinsh, gyges or rings")
     variant: str | None = Field(None, max_length=32, description="YINSH: standard|blitz; Gygès: standard|beginner")
@@ -94,6 +118,21 @@ class CreateGame(BaseModel):
     seats: list[SeatSpec] = Field(..., min_length=1, max_length=MAX_SEATS,
                                   description=f"one per player, in seat order (at most {MAX_SEATS})")
     setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode")
+    clock: ClockIn | None = Field(None, description="a real-time clock; without clock or correspondence, no clock")
+    correspondence: CorrespondenceIn | None = Field(None, description="days per move (not with clock)")
+
+    @model_validator(mode="after")
+    def _one_time_control(self) -> CreateGame:
+        if self.clock is not None and self.correspondence is not None:
+            raise ValueError("a game has a real-time clock or days per move, not both")
+        return self
+
+    def time_control(self) -> dict | None:
+        if self.clock is not None:
+            return {"initial": self.clock.initial, "increment": self.clock.increment}
+        if self.correspondence is not None:
+            return {"days": self.correspondence.days}
+        return None
 
     @field_validator("seats", mode="before")
     @classmethod
@@ -167,7 +206,7 @@ def remember(response: Response, request: Request, gid: str, new: list[str]) -> 
 
 
 def view(hub: Hub, room, tokens: list[str]) -> dict:
-    snap = hub.snapshot(room)
+    snap = {**hub.snapshot(room), **hub.clock_view(room)}
     snap["my_seats"] = hub.seats_for(room, tokens)
     return snap
 
@@ -211,7 +250,8 @@ async def list_games(request: Request, status: Literal["open", "live", "finished
              responses=errors(*POST, 422, 429))
 async def create_game(body: CreateGame, request: Request, response: Response):
     hub = hub_of(request)
-    room, mine, invites = await hub.create(body.game, body.variant, body.players, [s.model_dump() for s in body.seats], body.setup)
+    room, mine, invites = await hub.create(body.game, body.variant, body.players, [s.model_dump() for s in body.seats], body.setup,
+                                           body.time_control())
     remember(response, request, room.id, list(mine.values()))
     out = view(hub, room, list(mine.values()))
     out["tokens"] = {str(k): v for k, v in mine.items()}
@@ -315,7 +355,8 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
                     seats.append({"kind": "me", "name": s["name"]})
                 else:
                     seats.append({"kind": "invite"})
-            room, toks, invites = await hub.create(old.row.game, old.row.variant, old.row.players, seats, old.row.tags.get("setup"))
+            room, toks, invites = await hub.create(old.row.game, old.row.variant, old.row.players, seats, old.row.tags.get("setup"),
+                                                   old.row.time_control)
             old.row.tags = {**old.row.tags, "rematch": room.id}
             await asyncio.to_thread(hub._save_row, old.row)
         else:

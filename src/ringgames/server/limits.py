@@ -83,6 +83,9 @@ class Limits:
     #: rooms (games in memory): evicted after this many idle seconds, at most this many in memory
     room_idle_seconds: float = 600.0
     max_rooms: int = 5000
+    #: clocks: every process beats the site's heartbeat this often and re-reads the deadlines set by other
+    #: processes at least this often (docs/time-controls.md)
+    clock_heartbeat_seconds: float = 1.0
     #: where the rate counters live (a ``limits`` storage URI)
     storage: str = "memory://"
 
@@ -94,7 +97,7 @@ class Limits:
                     _limits.parse(v)
                 except ValueError:
                     raise ValueError(f"limit {f.name}: {v!r} is not a rate such as '20/minute' or '30 per 10 seconds'") from None
-            elif f.type in ("int", "float") and not (isinstance(v, (int, float)) and v >= (0 if f.name == "room_idle_seconds" else 1)):
+            elif f.type in ("int", "float") and not (isinstance(v, (int, float)) and v >= (0 if f.name == "room_idle_seconds" else 0.05 if f.name == "clock_heartbeat_seconds" else 1)):
                 raise ValueError(f"limit {f.name}: {v!r} must be a positive number")
 
     @classmethod

@@ -174,7 +174,7 @@ async def game_socket(ws: WebSocket, gid: str):
 
     send_task = asyncio.create_task(sender())
     try:
-        await ws.send_text('{"type":"hello","state":' + hub.state_json(room) + ',"my_seats":'
+        await ws.send_text('{"type":"hello","state":' + hub.live_state_json(room) + ',"my_seats":'
                            + orjson.dumps(hub.seats_for(room, tokens)).decode() + ',"chat":' + orjson.dumps(room.chat[-50:]).decode() + "}")
         while True:
             raw = await ws.receive()

@@ -23,14 +23,16 @@ from datetime import UTC, datetime
 from typing import cast
 
 import orjson
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from .. import load_game
 from ..protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
+from . import clocks as clk
 from . import seats as seat_tokens
-from .db import ChatRow, GameRow, MoveRow, make_engine, migrate, sessions
+from .db import ChatRow, ClockSite, GameRow, MoveRow, make_engine, migrate, sessions
 from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
 
 __all__ = ["MAX_MESSAGE_CHARS", "ApiError", "Hub", "Room", "clip", "short"]
@@ -45,6 +47,10 @@ MAX_NAME = 40
 MAX_CHAT = 500
 #: the longest action string accepted (one action's notation is a few characters)
 MAX_ACTION_CHARS = 100
+#: the clock columns of a game row that every move writes
+CLOCK_FIELDS = ("clocks", "clock_seat", "clock_at", "deadline")
+#: the move text of a flag (the seat's time ran out): stored as the protocol's resignation
+TIME_TEXT = "time"
 def clean_name(name: str | None, default: str) -> str:
     """Player names: trimmed, printable, at most MAX_NAME characters (pages render them as text)."""
     name = "".join(ch for ch in (name or "") if ch.isprintable()).strip()[:MAX_NAME]
@@ -60,6 +66,21 @@ def agent_spec(level: int | None) -> str:
     return "random"  # level 0, or no AI levels installed
 
 
+def clocked_spec(spec: str, game: str, players: int, budget: float | None) -> str:
+    """The agent spec for a computer seat on a clock: a level's time budget cut to ``budget`` seconds (the share
+    of its remaining time it may think, :func:`clocks.think_budget`); other specs as they are."""
+    if budget is None or not spec.startswith("level:"):
+        return spec
+    from ..ai.agents import parse_spec
+    from ..ai.levels import spec_for
+
+    level = int(parse_spec(spec)[1].get("value", 3))
+    own = parse_spec(spec_for(game, level, 1.0, players))[1].get("time")
+    if not isinstance(own, (int, float)) or own <= budget:
+        return spec
+    return f"level:{level},scale={max(budget / own, 1e-3):.4g}"
+
+
 def choose_action(serialized: str, spec: str) -> int:
     """Runs in a worker process: the agent's action for a serialized state."""
     from .. import deserialize_state
@@ -69,6 +90,30 @@ def choose_action(serialized: str, spec: str) -> int:
     return make_agent(spec).choose(state)
 
 
+def check_time_control(tc: dict | None) -> clk.TimeControl | None:
+    """A time control from the API (``{"initial": S, "increment": S}`` or ``{"days": N}``), checked: 422
+    ``bad_clock`` with the reason for impossible values (the API's request models refuse most of them first)."""
+    if not tc:
+        return None
+    try:
+        if "days" in tc:
+            days = tc["days"]
+            if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= clk.MAX_DAYS:
+                raise ValueError(f"correspondence: days per move must be a whole number from 1 to {clk.MAX_DAYS}")
+            return clk.TimeControl(days * clk.DAY_MS, 0, days)
+        initial, inc = tc.get("initial"), tc.get("increment", 0)
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in (initial, inc)):
+            raise ValueError("clock: initial and increment must be numbers of seconds")
+        assert isinstance(initial, (int, float)) and isinstance(inc, (int, float))
+        if not 1 <= initial <= clk.MAX_INITIAL:
+            raise ValueError(f"clock: the initial time is 1 to {clk.MAX_INITIAL:,} seconds (a day), not {initial}")
+        if not 0 <= inc <= clk.MAX_INCREMENT:
+            raise ValueError(f"clock: the increment is 0 to {clk.MAX_INCREMENT:,} seconds, not {inc}")
+        return clk.TimeControl(int(round(initial * 1000)), int(round(inc * 1000)))
+    except ValueError as exc:
+        raise ApiError(422, "bad_clock", str(exc)) from None
+
+
 @dataclass
 class Room:
     id: str
@@ -76,6 +121,8 @@ class Room:
     state: State
     texts: list[str]
     seats_of: list[int]
+    #: per entry: (spent_ms, left_ms) of the acting seat's clock, (None, None) without a clock
+    times: list[tuple[int | None, int | None]] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     listeners: set = field(default_factory=set)
     chat: list[dict] = field(default_factory=list)
@@ -88,16 +135,20 @@ class Room:
 
     def state_key(self) -> tuple:
         """Changes whenever what ``Hub.snapshot`` shows changes (moves, status, seats, tags, draw offers)."""
-        return (len(self.state.history), self.row.status, id(self.row.seats), id(self.row.tags), tuple(self.row.draw_offers or ()))
+        return (len(self.state.history), self.row.status, id(self.row.seats), id(self.row.tags), tuple(self.row.draw_offers or ()),
+                self.row.clock_at, self.row.deadline)
 
 
 class Hub:
     def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, run_computers: bool = True,
-                 room_idle_seconds: float = 600.0, max_rooms: int = 5000):
+                 room_idle_seconds: float = 600.0, max_rooms: int = 5000, run_clocks: bool | None = None,
+                 clock_heartbeat: float = 1.0):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
         watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
-        database is the truth and a later request loads them again."""
+        database is the truth and a later request loads them again. ``run_clocks`` (default: as
+        ``run_computers``): flag games whose clock ran out and beat the site's heartbeat every
+        ``clock_heartbeat`` seconds (see ``docs/time-controls.md``); off for tools such as ``ringgames import``."""
         self.db_url = db_url
         self.engine: Engine | None = None
         self._sessionmaker: sessionmaker[Session] | None = None
@@ -109,6 +160,17 @@ class Hub:
         self.max_rooms = max_rooms
         self.ai_workers = ai_workers
         self.ai_delay = ai_delay
+        self.run_clocks = run_computers if run_clocks is None else run_clocks
+        self.clock_heartbeat_ms = max(50, int(clock_heartbeat * 1000))
+        #: the site counts as down when no process beat for this long (checked when a process starts)
+        self.clock_down_after_ms = int(self.clock_heartbeat_ms * 2.5)
+        #: downtime credited to the running clocks when this process started (ms; 0: none)
+        self.clock_resumed_ms = 0
+        #: flags this process tried and flags it applied (a flag another process applied first is not applied here)
+        self.flags_tried = 0
+        self.flags_won = 0
+        self._clock_wake: asyncio.Event | None = None
+        self._next_wake_ms = 0
         self._pool: ProcessPoolExecutor | None = None
         self._tasks: set[asyncio.Task] = set()
         self._frozen: set[str | None] = set()
@@ -120,7 +182,7 @@ class Hub:
         self._moves_t = cast(Table, MoveRow.__table__)
         games = cast(Table, GameRow.__table__)
         self._game_update = update(games).where(games.c.id == bindparam("gid")).values(
-            {c: bindparam(f"v_{c}", type_=games.c[c].type) for c in ("status", "result", "ply", "draw_offers", "updated")})
+            {c: bindparam(f"v_{c}", type_=games.c[c].type) for c in ("status", "result", "ply", "draw_offers", "updated", *CLOCK_FIELDS)})
 
     @property
     def Session(self) -> sessionmaker[Session]:  # noqa: N802 (used like the class it makes)
@@ -136,6 +198,10 @@ class Hub:
         self._sessionmaker = sessions(self.engine)
         self._freeze()
         self._spawn(self._sweep())
+        if self.run_clocks:  # before any room is loaded: downtime is credited to the stored clocks first
+            self.clock_resumed_ms = await asyncio.to_thread(self._resume_clocks, clk.now_ms())
+            self._clock_wake = asyncio.Event()
+            self._spawn(self._clock_loop())
         if not self.run_computers:
             return
         # resume computer moves of unfinished games
@@ -239,10 +305,15 @@ class Hub:
         if loaded is None:
             raise ApiError(404, "unknown_game", f"there is no game {clip(gid)}")
         row, moves, chat = loaded
+        room = Room(gid, row, *self._replay(row, moves))
+        room.chat = [{"name": c.name, "text": c.text} for c in chat]
+        return room
+
+    def _replay(self, row: GameRow, moves: list[MoveRow]) -> tuple[State, list[str], list[int], list]:
         game = load_game(row.game, row.variant, row.players)
         self._freeze(game.name)
         state = game.new_initial_state() if row.start is None else game.state_from_position(row.start)
-        texts, seats_of = [], []
+        texts, seats_of, times = [], [], []
         for m in moves:
             if m.action == RESIGN:
                 state.resign(m.seat)
@@ -252,9 +323,19 @@ class Hub:
                 state.play(m.action)
             texts.append(m.text)
             seats_of.append(m.seat)
-        room = Room(gid, row, state, texts, seats_of)
-        room.chat = [{"name": c.name, "text": c.text} for c in chat]
-        return room
+            times.append((m.spent_ms, m.left_ms))
+        return state, texts, seats_of, times
+
+    async def _refresh(self, room: Room) -> None:
+        """Read ``room`` again from the database (another process changed the game: its clock was flagged there,
+        or a move was played there). The room object stays, so its listeners keep it. Caller holds room.lock."""
+        loaded = await asyncio.to_thread(self._load, room.id)
+        if loaded is None:
+            return
+        row, moves, _chat = loaded
+        room.row = row
+        room.state, room.texts, room.seats_of, room.times = self._replay(row, moves)
+        await self.broadcast(room)
 
     @asynccontextmanager
     async def _locked(self, gid: str) -> AsyncIterator[Room]:
@@ -297,8 +378,9 @@ class Hub:
 
     # -- creating --------------------------------------------------------
     async def create(self, game: str, variant: str | None, players: int | None, seats: list[dict],
-                     setup: str | None = None) -> tuple[Room, dict[int, str], dict[int, str]]:
+                     setup: str | None = None, time_control: dict | None = None) -> tuple[Room, dict[int, str], dict[int, str]]:
         """A new game. ``seats``: one dict per seat, ``kind`` me|invite|open|computer, ``name``, ``level``.
+        ``time_control``: ``{"initial": S, "increment": S}``, ``{"days": N}`` or None (no clock; see ``clocks.py``).
 
         Returns the room, the seat tokens of the "me" seats (the creator's) and the invite tokens of the
         "invite" seats (single use; only their hashes are stored).
@@ -334,10 +416,11 @@ class Hub:
                 raise ApiError(422, "bad_seats", f"seat {seat_name}: kind must be me, invite, open or computer, not {kind!r}")
         if setup not in (None, "", "free", "preset", "random"):
             raise ApiError(422, "bad_setup", "setup must be free, preset or random")
+        tc = check_time_control(time_control)
         state = g.new_initial_state()
         row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=out,
                       status="live", source="play", start=None, tags={"setup": setup or "free"}, draw_offers=[],
-                      result="none", ply=0)
+                      result="none", ply=0, time_control=tc.to_json() if tc else None)
         row.status = self._status(row, state)
         room = Room(row.id, row, state, [], [], touched=asyncio.get_running_loop().time())
         pre: list[tuple[int, int, str]] = []
@@ -348,10 +431,12 @@ class Hub:
                 a = rng.choice(state.legal_actions())
                 pre.append((a, p, state.action_to_string(a)))
                 state.apply_action(a)
+        self._start_clock(room)
         await asyncio.to_thread(self._insert, row, pre)
         for _a, p, t in pre:
             room.texts.append(t)
             room.seats_of.append(p)
+            room.times.append((None, None))
         self.rooms[row.id] = room
         self._evict_over_capacity()
         self._maybe_ai(room)
@@ -364,6 +449,16 @@ class Hub:
             s.flush()
             for i, (a, p, t) in enumerate(pre):
                 s.add(MoveRow(game_id=row.id, ply=i, action=a, text=t, seat=p))
+
+    def _start_clock(self, room: Room) -> None:
+        """Start the clocks of a clocked game that has just become live (every seat taken), in memory."""
+        row, st = room.row, room.state
+        tc = clk.TimeControl.from_json(row.time_control)
+        if tc is None or row.status != "live" or row.clocks is not None or st.is_terminal():
+            return
+        for k, v in clk.start(tc, st.num_players, st.current_player(), clk.now_ms()).row_values().items():
+            setattr(row, k, v)
+        self._clock_changed(row.deadline)
 
     @staticmethod
     def _status(row: GameRow, state: State) -> str:
@@ -391,6 +486,7 @@ class Hub:
             s["name"] = clean_name(name, room.state.game.seat_names[seat])
             room.row.seats = seats
             room.row.status = self._status(room.row, room.state)
+            self._start_clock(room)
             await asyncio.to_thread(self._save_row, room.row)
             await self.broadcast(room)
             return room, token
@@ -422,6 +518,9 @@ class Hub:
         """
         async with self._locked(gid) as room:
             st = room.state
+            if room.row.deadline is not None and clk.now_ms() >= room.row.deadline:
+                await self._flag_locked(room)  # the timer has not seen it yet: the time is up all the same
+                raise ApiError(409, "time_out", "the time of the seat to move ran out", ply=len(st.history))
             if st.is_terminal():
                 raise ApiError(409, "game_over", f"the game is over ({st.result_string()})")
             if isinstance(ply, bool) or not isinstance(ply, int):
@@ -477,9 +576,21 @@ class Hub:
 
         apply()  # to learn the status and result after the move
         status, result = self._status(room.row, st), st.result_string()
+        next_seat = None if st.is_terminal() else st.current_player()
         st.undo_action()
         values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": []}
-        move = {"game_id": room.id, "ply": ply, "action": a, "text": text, "seat": p, "created": _utcnow()}
+        move = {"game_id": room.id, "ply": ply, "action": a, "text": text, "seat": p, "created": _utcnow(),
+                "spent_ms": None, "left_ms": None}
+        row = room.row
+        tc = clk.TimeControl.from_json(row.time_control)
+        if tc is not None and row.clocks is not None:
+            upd = clk.after_entry(tc, row.clocks, row.clock_seat, row.clock_at, p, next_seat, clk.now_ms(),
+                                  turn_action=a >= 0)
+            values.update(upd.row_values())
+            move.update(spent_ms=upd.spent_ms, left_ms=upd.left_ms)
+        else:
+            values.update({c: getattr(row, c) for c in CLOCK_FIELDS})
+        upd_times = cast(tuple[int | None, int | None], (move["spent_ms"], move["left_ms"]))
 
         async def store_then_apply() -> None:
             await self._store_move(room.id, values, move)
@@ -488,6 +599,8 @@ class Hub:
                 setattr(room.row, k, v)
             room.texts.append(text)
             room.seats_of.append(p)
+            room.times.append((upd_times[0], upd_times[1]))
+            self._clock_changed(room.row.deadline)
             await self.broadcast(room)
 
         # shielded: if the caller goes away (cancelled) while the move is being written, the move
@@ -555,8 +668,155 @@ class Hub:
         assert self.engine is not None  # the writer runs between start() and stop()
         with self.engine.begin() as conn:  # one transaction: the moves (unique per game and ply) and their game rows
             conn.execute(insert(self._moves_t), [m for _, _, m in batch])
-            conn.execute(self._game_update, [{"gid": g, **{f"v_{k}": v for k, v in values.items()}, "v_updated": now}
+            conn.execute(self._game_update, [{"gid": g, **{f"v_{k}": v for k, v in {**dict.fromkeys(CLOCK_FIELDS), **values}.items()},
+                                              "v_updated": now}
                                              for g, values, _ in batch])
+
+    # -- clocks ------------------------------------------------------------
+    # Every process polls the indexed ``games.deadline`` column (one query per wake-up, never per game) and
+    # sleeps until the earliest deadline or the next heartbeat; a move of this process that sets an earlier
+    # deadline wakes it. A flag is a conditional UPDATE of the game row (same ply, same deadline, deadline
+    # passed) plus the flag's move row in one transaction: of several processes, exactly one applies it.
+    def _clock_changed(self, deadline: int | None) -> None:
+        if deadline is not None and self._clock_wake is not None and deadline < self._next_wake_ms:
+            self._clock_wake.set()
+
+    def _resume_clocks(self, now: int) -> int:
+        """At start: if no process beat the heartbeat for ``clock_down_after_ms``, the whole site was down since
+        the last beat, and that time is charged to nobody: every running clock whose deadline had not passed by
+        then is moved on by the gap. A deadline that passed before the last beat stays: its flag is applied by
+        the timer at once. Exactly one starting process shifts (a conditional UPDATE of the heartbeat row).
+        Returns the gap credited (ms)."""
+        assert self.engine is not None
+        site = cast(Table, ClockSite.__table__)
+        games = cast(Table, GameRow.__table__)
+        try:
+            with self.engine.begin() as conn:
+                alive = conn.execute(select(site.c.alive_ms).where(site.c.id == 1)).scalar()
+                if alive is None:
+                    conn.execute(insert(site).values(id=1, alive_ms=now))
+                    return 0
+                if now - alive <= self.clock_down_after_ms:
+                    return 0
+                if conn.execute(update(site).where(site.c.id == 1, site.c.alive_ms == alive).values(alive_ms=now)).rowcount != 1:
+                    return 0  # another process that started at the same time did it
+                gap = now - alive
+                conn.execute(update(games).where(games.c.deadline.is_not(None), games.c.deadline > alive)
+                             .values(clock_at=games.c.clock_at + gap, deadline=games.c.deadline + gap))
+                return gap
+        except (IntegrityError, DBAPIError):  # another starting process wrote the row first (SQLite: a busy snapshot)
+            return 0
+
+    def _beat(self, now: int) -> None:
+        assert self.engine is not None
+        site = cast(Table, ClockSite.__table__)
+        with self.engine.begin() as conn:
+            conn.execute(update(site).where(site.c.id == 1, site.c.alive_ms < now).values(alive_ms=now))
+
+    def _due(self, now: int, limit: int = 100) -> tuple[list[str], int | None]:
+        """Games whose running clock has reached zero (at most ``limit``), and the next deadline after ``now``."""
+        with self.Session() as s:
+            due = list(s.scalars(select(GameRow.id).where(GameRow.deadline <= now).order_by(GameRow.deadline).limit(limit)))
+            nxt = s.scalar(select(func.min(GameRow.deadline)).where(GameRow.deadline > now))
+        return due, nxt
+
+    async def _clock_loop(self) -> None:
+        assert self._clock_wake is not None
+        next_beat = 0
+        while True:
+            try:
+                now = clk.now_ms()
+                if now >= next_beat:
+                    await asyncio.to_thread(self._beat, now)
+                    next_beat = now + self.clock_heartbeat_ms
+                due, nxt = await asyncio.to_thread(self._due, now)
+                for gid in due:
+                    await self.flag_due(gid)
+                wake = min(next_beat, nxt) if nxt is not None else next_beat
+                if due and len(due) >= 100:
+                    wake = clk.now_ms()  # more are due: poll again at once
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # pragma: no cover - logged; the loop goes on (the database may be back soon)
+                log.exception("the clock timer failed; trying again")
+                wake = clk.now_ms() + self.clock_heartbeat_ms
+            self._next_wake_ms = wake
+            self._clock_wake.clear()
+            try:
+                await asyncio.wait_for(self._clock_wake.wait(), max(0, wake - clk.now_ms()) / 1000)
+            except TimeoutError:
+                pass
+
+    async def flag_due(self, gid: str) -> bool:
+        """Flag game ``gid`` if the running clock has reached zero (True if this process applied the flag)."""
+        try:
+            async with self._locked(gid) as room:
+                return await self._flag_locked(room)
+        except ApiError:  # the game is gone
+            return False
+
+    async def _flag_locked(self, room: Room) -> bool:
+        """The seat whose clock ran out loses by time: recorded as its resignation (``text`` "time"), which in a
+        two-player game makes the other seat the winner, and in RINGS with more players lets the others play on.
+        Applied only if the game row in the database is still the one this process knows (else the room is
+        read again: another process flagged it or a move came in there). Caller holds room.lock."""
+        row, st = room.row, room.state
+        now = clk.now_ms()
+        tc = clk.TimeControl.from_json(row.time_control)
+        if tc is None or row.deadline is None or row.clocks is None or row.clock_seat is None or now < row.deadline \
+                or st.is_terminal():
+            return False
+        p, ply, deadline = row.clock_seat, len(st.history), row.deadline
+        st.resign(p)
+        status, result = self._status(row, st), st.result_string()
+        next_seat = None if st.is_terminal() else st.current_player()
+        st.undo_action()
+        upd = clk.after_entry(tc, row.clocks, p, row.clock_at, p, next_seat, now, turn_action=False)
+        values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": [], **upd.row_values()}
+        move = {"game_id": room.id, "ply": ply, "action": RESIGN, "text": TIME_TEXT, "seat": p, "created": _utcnow(),
+                "spent_ms": upd.spent_ms, "left_ms": 0}
+        self.flags_tried += 1
+
+        async def store_then_apply() -> bool:
+            if not await asyncio.to_thread(self._write_flag, room.id, deadline, ply, now, values, move):
+                await self._refresh(room)
+                return False
+            self.flags_won += 1
+            st.resign(p)
+            for k, v in values.items():
+                setattr(row, k, v)
+            room.texts.append(TIME_TEXT)
+            room.seats_of.append(p)
+            room.times.append((upd.spent_ms, 0))
+            self._clock_changed(row.deadline)
+            await self.broadcast(room)
+            return True
+
+        won = await asyncio.shield(store_then_apply())
+        if won:
+            self._maybe_ai(room)
+        return won
+
+    def _write_flag(self, gid: str, deadline: int, ply: int, now: int, values: dict, move: dict) -> bool:
+        assert self.engine is not None
+        games = cast(Table, GameRow.__table__)
+        with self.engine.begin() as conn:
+            r = conn.execute(update(games).where(games.c.id == gid, games.c.ply == ply, games.c.deadline == deadline,
+                                                 games.c.deadline <= now).values(**values, updated=_utcnow()))
+            if r.rowcount != 1:
+                return False
+            conn.execute(insert(self._moves_t), [move])
+        return True
+
+    def clock_view(self, room: Room, now: int | None = None) -> dict:
+        """``clocks`` (ms left per seat now; None without a clock) and ``clock_running`` (the seat whose clock runs)."""
+        row = room.row
+        if row.time_control is None:
+            return {"clocks": None, "clock_running": None}
+        left = clk.left_now(row.clocks, row.clock_seat, row.clock_at, clk.now_ms() if now is None else now)
+        if left is None:  # not started (a seat is still waiting)
+            left = [clk.TimeControl.from_json(row.time_control).initial_ms] * row.players  # type: ignore[union-attr]
+        return {"clocks": left, "clock_running": row.clock_seat}
 
     async def resign(self, gid: str, tokens: list[str], seat: int | None = None) -> Room:
         async with self._locked(gid) as room:
@@ -643,13 +903,20 @@ class Hub:
                 serialized = st.serialize()
                 loop = asyncio.get_running_loop()
                 t0 = loop.time()
+                row = room.row
+                tc = clk.TimeControl.from_json(row.time_control)
+                budget = None
+                if tc is not None and row.clock_seat == p and row.clocks is not None:
+                    budget = clk.think_budget(tc, clk.left_now(row.clocks, p, row.clock_at, clk.now_ms())[p])  # type: ignore[index]
+                spec = clocked_spec(seat["spec"], st.game.name, st.num_players, budget)
                 try:
-                    a = await loop.run_in_executor(self.pool, choose_action, serialized, seat["spec"])
+                    a = await loop.run_in_executor(self.pool, choose_action, serialized, spec)
                 except BrokenProcessPool:  # a worker died: start a new pool next time, think in a thread now
                     log.warning("computer process pool broke; game %s thinks in a thread this time", room.id)
                     self._pool = None
-                    a = await asyncio.to_thread(choose_action, serialized, seat["spec"])
-                wait = self.ai_delay - (loop.time() - t0)
+                    a = await asyncio.to_thread(choose_action, serialized, spec)
+                # on a running real-time clock, no pause for show: it would cost the computer its time
+                wait = (0 if budget is not None else self.ai_delay) - (loop.time() - t0)
                 if wait > 0:
                     await asyncio.sleep(wait)  # let people see the computer's steps one by one
                 async with room.lock:
@@ -671,6 +938,10 @@ class Hub:
         allowed = self._preset_filter(room)
         if allowed is not None:
             legal = [x for x in legal if x in allowed]
+        reason: str | None = out.reason if out else None
+        if out is not None and room.texts and room.texts[-1] == TIME_TEXT:
+            reason = "time"  # the last entry, the resignation that ended the game, was a flag
+        tc = clk.TimeControl.from_json(row.time_control)
         return {
             "id": room.id,
             "game": g.name,
@@ -688,9 +959,11 @@ class Hub:
             "position": st.position(),
             "to_move": None if terminal else st.current_player(),
             "legal": legal,
-            "moves": [{"ply": i, "seat": s, "text": t} for i, (t, s) in enumerate(zip(room.texts, room.seats_of, strict=True))],
+            "moves": [{"ply": i, "seat": s, "text": t, "spent_ms": tm[0], "left_ms": tm[1]}
+                      for i, (t, s, tm) in enumerate(zip(room.texts, room.seats_of, room.times, strict=True))],
             "result": st.result_string(),
-            "reason": out.reason if out else None,
+            "reason": reason,
+            "time_control": None if tc is None else {**tc.to_json(), "label": tc.label},
             "winners": list(out.winners) if out else [],
             "summary": st.summary(),
             "active": st.active_players(),
@@ -712,8 +985,11 @@ class Hub:
             if status:
                 q = q.where(GameRow.status == status)
             rows = list(s.scalars(q))
+        now = clk.now_ms()
         return [{"id": r.id, "game": r.game, "variant": r.variant, "players": r.players, "status": r.status,
                  "source": r.source, "result": r.result, "ply": r.ply,
+                 "time_control": (tc := clk.TimeControl.from_json(r.time_control)) and tc.label,
+                 "clock_running": r.clock_seat, "time_left": None if r.deadline is None else max(0, r.deadline - now),
                  "seats": [{"name": x["name"], "kind": x["kind"], "open": bool(x.get("open")) and not x.get("joined")} for x in r.seats],
                  "updated": r.updated.isoformat() if r.updated else None} for r in rows]
 
@@ -726,9 +1002,14 @@ class Hub:
             room.encoded, room.encoded_key = orjson.dumps(self.snapshot(room)).decode(), key
         return room.encoded
 
+    def live_state_json(self, room: Room) -> str:
+        """``state_json`` with the clocks as they are now (``clocks``, ``clock_running``) added: the cached text
+        with two fields appended, so that every message carries the clocks of the moment it is sent."""
+        return self.state_json(room)[:-1] + "," + orjson.dumps(self.clock_view(room)).decode()[1:]
+
     def state_message(self, room: Room) -> str:
         """The ``{"type": "state", "state": ...}`` message of the current state, as JSON text."""
-        return '{"type":"state","state":' + self.state_json(room) + "}"
+        return '{"type":"state","state":' + self.live_state_json(room) + "}"
 
     async def broadcast(self, room: Room) -> None:
         if room.listeners:

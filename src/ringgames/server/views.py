@@ -33,7 +33,16 @@ class SeatView(BaseModel):
 class MoveView(BaseModel):
     ply: int
     seat: int
-    text: str = Field(..., description="the action in the game's notation (resign / draw for those)")
+    text: str = Field(..., description="the action in the game's notation (resign / draw for those; time: the seat's clock ran out)")
+    spent_ms: int | None = Field(None, description="clocked games: how long the seat's clock ran for this action (ms)")
+    left_ms: int | None = Field(None, description="clocked games: the seat's clock after it (ms; increment included at a turn's end)")
+
+
+class TimeControlView(BaseModel):
+    initial: float | None = Field(None, description="real time: seconds per seat")
+    increment: float | None = Field(None, description="real time: seconds added when a turn ends")
+    days: int | None = Field(None, description="correspondence: days per move")
+    label: str = Field(..., description="300+3 (seconds) or 3d (days per move)")
 
 
 class GameView(BaseModel):
@@ -56,11 +65,14 @@ class GameView(BaseModel):
     legal: list[str]
     moves: list[MoveView]
     result: str
-    reason: str | None
+    reason: str | None = Field(..., description="why the game ended (time: a clock ran out)")
     winners: list[int]
     summary: dict[str, Any]
     active: list[int]
     draw_offers: list[int]
+    time_control: TimeControlView | None = Field(..., description="the game's clock; null: no clock")
+    clocks: list[int] | None = Field(..., description="milliseconds left per seat at the moment of the answer")
+    clock_running: int | None = Field(..., description="the seat whose clock runs")
     my_seats: list[int] = Field(..., description="the seats the request's tokens (cookie or X-Seat-Token header) hold")
 
 
@@ -102,6 +114,9 @@ class GameSummary(BaseModel):
     ply: int
     seats: list[SeatSummary]
     updated: str | None
+    time_control: str | None = Field(None, description="300+3 or 3d; null: no clock")
+    clock_running: int | None = None
+    time_left: int | None = Field(None, description="ms left on the running clock")
 
 
 class GameList(BaseModel):
