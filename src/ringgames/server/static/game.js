@@ -2,6 +2,8 @@
 const GID = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
 let S = null, MINE = [], ws = null, board = null, replay = null, busy = false, retry = 0;
+// the clocks: ms left per seat as the server last said, and when that arrived (ticked down locally in between)
+let CLOCK = null;
 
 function err(msg) { $("err").textContent = msg || ""; }
 const seatName = (i) => tOr(`seat.${S.seat_names[i]}`, S.seat_names[i]);
@@ -12,6 +14,40 @@ function send(action) {
   if (!ws || ws.readyState !== 1) { err(t("game.not_connected")); return; }
   err("");
   ws.send(JSON.stringify({type: "action", action, ply: S.ply}));
+}
+
+function setState(state) {  // every server message corrects the clocks
+  S = state;
+  CLOCK = S.clocks ? {left: S.clocks.slice(), running: S.clock_running, at: performance.now()} : null;
+}
+function clockLeft(i) {
+  const ms = CLOCK.left[i] - (CLOCK.running === i ? performance.now() - CLOCK.at : 0);
+  return Math.max(0, ms);
+}
+function clockText(ms) {
+  const tc = S.time_control;
+  if (tc.days && ms >= 86400000) return t("clock.days_hours", {d: Math.floor(ms / 86400000), h: Math.floor(ms / 3600000) % 24});
+  if (ms < 10000 && !tc.days) return (Math.floor(ms / 100) / 10).toFixed(1);
+  const s = Math.floor(ms / 1000), two = (x) => String(x).padStart(2, "0");
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
+}
+function isLow(ms) {  // real time: under 20 s, or a quarter of the initial time if that is less; correspondence: 12 h
+  const tc = S.time_control;
+  return tc.days ? ms < 12 * 3600000 : ms < Math.min(20000, tc.initial * 250);
+}
+function tick() {  // redraw the clocks (every 100 ms)
+  if (!S || !CLOCK) return;
+  for (const el of document.querySelectorAll("#seats .clock")) {
+    const i = +el.dataset.seat, ms = clockLeft(i), low = isLow(ms);
+    el.textContent = clockText(ms);
+    el.classList.toggle("running", CLOCK.running === i);
+    el.classList.toggle("low", low);
+    el.title = low ? t("clock.low") : "";
+  }
+}
+setInterval(tick, 100);
+function tcText(tc) {
+  return tc.days ? tn("time.days", tc.days) : `${+(tc.initial / 60).toFixed(2)}+${tc.increment}`;
 }
 
 function render() {
@@ -36,7 +72,10 @@ function render() {
     h("span", {class: "sw", style: `background:${S.game === "yinsh" ? ["#fff", "#111"][i] : S.game === "rings" ? SEAT_COLOURS[i] : ["#eee", "#555"][i]}`}),
     t("game.seat_label", {seat: seatName(i)}), h("span", {class: "name"}, playerName(s)),
     s.kind === "computer" ? ` ${t("game.computer")}` : "", MINE.includes(i) ? ` ${t("game.you")}` : "",
-    s.open ? h("button", {onclick: () => join(i, null)}, t("game.take_seat")) : "")));
+    s.open ? h("button", {onclick: () => join(i, null)}, t("game.take_seat")) : "",
+    CLOCK ? h("span", {class: "clock mono", "data-seat": i}) : "")));
+  $("tc").textContent = S.time_control ? t("game.time_control", {label: tcText(S.time_control)}) : "";
+  tick();
   const inv = JSON.parse(sessionStorage.getItem(`invites-${GID}`) || "{}");
   $("invites").replaceChildren(...Object.entries(inv).filter(([i]) => !S.seats[i].joined).map(([i, url]) =>
     h("p", {}, t("game.invite_link", {seat: seatName(i)}), h("a", {class: "invite", href: url, "data-invite": i}, url))));
@@ -105,8 +144,8 @@ function connect() {
   ws.onopen = () => { retry = 0; err(""); };
   ws.onmessage = (ev) => {
     const m = JSON.parse(ev.data);
-    if (m.type === "hello") { S = m.state; MINE = m.my_seats; $("chatlog").replaceChildren(...m.chat.map(chatLine)); render(); }
-    else if (m.type === "state") { S = m.state; render(); }
+    if (m.type === "hello") { setState(m.state); MINE = m.my_seats; $("chatlog").replaceChildren(...m.chat.map(chatLine)); render(); }
+    else if (m.type === "state") { setState(m.state); render(); }
     else if (m.type === "chat") { $("chatlog").append(chatLine(m)); $("chatlog").scrollTop = 1e9; }
     else if (m.type === "error") { err(errorText({code: m.error, message: m.message})); if (m.error === "stale_ply") ws.send(JSON.stringify({type: "sync"})); if (m.error === "unknown_game") $("title").textContent = t("game.no_such_game"); }
   };
@@ -122,7 +161,7 @@ async function join(seat, token) {
 }
 
 async function post(path, json) {
-  try { S = Object.assign(S, await api(`/api/games/${GID}/${path}`, {method: "POST", json})); render(); } catch (e) { err(errorText(e)); }
+  try { setState(Object.assign(S, await api(`/api/games/${GID}/${path}`, {method: "POST", json}))); render(); } catch (e) { err(errorText(e)); }
 }
 $("resign").onclick = () => { if (confirm(t("game.resign_confirm"))) post("resign", {}); };
 $("draw-offer").onclick = () => post("draw", {what: "offer"});
