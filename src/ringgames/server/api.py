@@ -178,6 +178,13 @@ class DrawIn(BaseModel):
     what: Literal["offer", "accept", "decline"]
 
 
+class TakebackIn(BaseModel):
+    model_config = STRICT
+
+    what: Literal["ask", "accept", "decline"] = Field(..., description="ask to take back your last turn, or answer the "
+                                                                        "opponent's request (decline also withdraws your own)")
+
+
 class ChatIn(BaseModel):
     model_config = STRICT
 
@@ -318,6 +325,17 @@ async def draw(gid: GameId, body: DrawIn, request: Request, x_seat_token: SeatTo
     hub = hub_of(request)
     toks = tokens_of(request, gid)
     return view(hub, await hub.draw(gid, toks, body.what), toks)
+
+
+@router.post("/games/{gid}/takeback", summary="Ask for, accept or decline a takeback of the asker's last turn", response_model=GameView,
+             description="The last turn of the asking seat, and whatever was played after it, is undone once every other human "
+                         "seat still playing accepts (at once against the computer); clocks are restored from the stored times. "
+                         "409 no_takeback: nothing to take back (or no request to answer); takeback_pending: one is asked for already.",
+             responses=errors(*GAME, *POST, 409))
+async def takeback(gid: GameId, body: TakebackIn, request: Request, x_seat_token: SeatTokenHeader = None):
+    hub = hub_of(request)
+    toks = tokens_of(request, gid)
+    return view(hub, await hub.takeback(gid, toks, body.what), toks)
 
 
 @router.post("/games/{gid}/chat", summary="Say something in the game's chat", response_model=Ok, responses=errors(*GAME, *POST, 422, 429))

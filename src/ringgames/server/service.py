@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from typing import cast
 
 import orjson
-from sqlalchemy import Table, bindparam, func, insert, select, update
+from sqlalchemy import Table, bindparam, delete, func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
@@ -833,6 +833,122 @@ class Hub:
         self._maybe_ai(room)
         return room
 
+    # -- takebacks ---------------------------------------------------------
+    @staticmethod
+    def _takeback_offer(room: Room) -> dict | None:
+        """The takeback asked for at the game's current ply (an offer lapses with any new entry), or None."""
+        offer = room.row.tags.get("takeback")
+        if not offer or offer.get("ply") != len(room.state.history) or room.state.is_terminal():
+            return None
+        return offer
+
+    @staticmethod
+    def _takeback_from(room: Room, seat: int) -> int | None:
+        """The ply where ``seat``'s last turn starts (its last run of actions; everything after it goes too), or
+        None if there is nothing of that seat's to take back: no action of it, or a resignation, draw, flag or a
+        random setup played by the server at creation in the way."""
+        pre = SETUP_PLIES.get(room.row.game, 0) if room.row.tags.get("setup") == "random" else 0
+        i = len(room.texts) - 1
+        while i >= 0 and room.seats_of[i] != seat:
+            i -= 1
+        if i < 0:
+            return None
+        while i > 0 and room.seats_of[i - 1] == seat:
+            i -= 1
+        hist = room.state.history
+        if i < pre or any(a < 0 for a in hist[i:]):
+            return None
+        return i
+
+    async def takeback(self, gid: str, tokens: list[str], what: str) -> Room:
+        """``what``: ask | accept | decline. A player asks to take back their last turn (with whatever was played
+        after it); once every other human seat still playing accepts, the server undoes it and restores the clocks
+        from the times stored with the moves. Against computers only, it is granted at once (games here are casual)."""
+        async with self._locked(gid) as room:
+            st = room.state
+            if st.is_terminal():
+                raise ApiError(409, "game_over", "the game is already over")
+            mine = [s for s in self.seats_for(room, tokens) if s in st.active_players()]
+            if not mine:
+                raise ApiError(403, "not_your_seat", "only players can ask for or answer a takeback")
+            offer = self._takeback_offer(room)
+            humans = [s for s in st.active_players() if room.row.seats[s]["kind"] == "human"]
+            if what == "ask":
+                if offer is not None:
+                    raise ApiError(409, "takeback_pending", "a takeback is already asked for")
+                seat = next((s for s in mine if self._takeback_from(room, s) is not None), None)
+                if seat is None:
+                    raise ApiError(409, "no_takeback", "there is no turn of yours to take back")
+                offer = {"seat": seat, "ply": len(st.history), "accepted": [s for s in mine]}
+            elif what == "accept":
+                if offer is None:
+                    raise ApiError(409, "no_takeback", "no takeback is asked for")
+                offer = {**offer, "accepted": sorted(set(offer["accepted"]) | set(mine))}
+            elif what == "decline":
+                if offer is None:
+                    raise ApiError(409, "no_takeback", "no takeback is asked for")
+                offer = None
+            else:
+                raise ApiError(400, "bad_request", "takeback: use ask, accept or decline")
+            if offer is not None and set(humans) <= set(offer["accepted"]):
+                frm = self._takeback_from(room, offer["seat"])
+                if frm is None:
+                    raise ApiError(409, "no_takeback", "there is no turn to take back")
+                await self._undo_to(room, frm)
+            else:
+                room.row.tags = {**{k: v for k, v in room.row.tags.items() if k != "takeback"},
+                                 **({"takeback": offer} if offer else {})}
+                await asyncio.to_thread(self._save_row, room.row)
+                await self.broadcast(room)
+        self._maybe_ai(room)
+        return room
+
+    async def _undo_to(self, room: Room, frm: int) -> None:
+        """Take the history back to ply ``frm``: database first (the later moves deleted and the game row updated,
+        only if the game is still at the ply this process knows), then memory, then broadcast. The clocks are
+        restored from the stored times: each seat has what it had after its last remaining move (the initial time
+        if it has none), and the seat to decide starts now. Caller holds room.lock."""
+        st, row = room.state, room.row
+        ply = len(st.history)
+        undone = st.history[frm:]
+        for _ in undone:
+            st.undo_action()
+        status, result = self._status(row, st), st.result_string()
+        to_move = st.current_player()
+        for a in undone:  # back as it was until the database has changed
+            st.apply_action(a)
+        clock: dict = {c: getattr(row, c) for c in CLOCK_FIELDS}
+        tc = clk.TimeControl.from_json(row.time_control)
+        if tc is not None and row.clocks is not None:
+            left = [tc.initial_ms] * st.num_players
+            for seat, (_, lm) in zip(room.seats_of[:frm], room.times[:frm], strict=True):
+                if lm is not None:
+                    left[seat] = lm
+            now = clk.now_ms()
+            clock = {"clocks": left, "clock_seat": to_move, "clock_at": now, "deadline": now + left[to_move]}
+        tags = {k: v for k, v in row.tags.items() if k != "takeback"}
+        values = {"status": status, "result": result, "ply": frm, "draw_offers": [], "tags": tags, **clock}
+        if not await asyncio.to_thread(self._write_undo, room.id, ply, frm, values):
+            await self._refresh(room)
+            raise ApiError(409, "stale_ply", "the game changed meanwhile", ply=len(room.state.history))
+        for _ in undone:
+            st.undo_action()
+        for k, v in values.items():
+            setattr(row, k, v)
+        del room.texts[frm:], room.seats_of[frm:], room.times[frm:]
+        self._clock_changed(row.deadline)
+        await self.broadcast(room)
+
+    def _write_undo(self, gid: str, ply: int, frm: int, values: dict) -> bool:
+        assert self.engine is not None
+        games = cast(Table, GameRow.__table__)
+        with self.engine.begin() as conn:
+            r = conn.execute(update(games).where(games.c.id == gid, games.c.ply == ply).values(**values, updated=_utcnow()))
+            if r.rowcount != 1:
+                return False
+            conn.execute(delete(self._moves_t).where(self._moves_t.c.game_id == gid, self._moves_t.c.ply >= frm))
+        return True
+
     async def draw(self, gid: str, tokens: list[str], what: str) -> Room:
         """``what``: offer | accept | decline. The draw is agreed once every human seat still playing agrees."""
         async with self._locked(gid) as room:
@@ -954,7 +1070,7 @@ class Hub:
             "status": row.status,
             "source": row.source,
             "setup": row.tags.get("setup"),
-            "tags": {k: v for k, v in row.tags.items() if k != "setup"},
+            "tags": {k: v for k, v in row.tags.items() if k not in ("setup", "takeback")},
             "ply": len(st.history),
             "position": st.position(),
             "to_move": None if terminal else st.current_player(),
@@ -968,6 +1084,7 @@ class Hub:
             "summary": st.summary(),
             "active": st.active_players(),
             "draw_offers": list(row.draw_offers or []),
+            "takeback": self._takeback_offer(room),
         }
 
     async def positions(self, gid: str) -> list[str]:

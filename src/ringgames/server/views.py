@@ -45,6 +45,12 @@ class TimeControlView(BaseModel):
     label: str = Field(..., description="300+3 (seconds) or 3d (days per move)")
 
 
+class TakebackView(BaseModel):
+    seat: int = Field(..., description="the seat that asks to take back its last turn")
+    ply: int
+    accepted: list[int] = Field(..., description="the seats that agreed so far")
+
+
 class GameView(BaseModel):
     """A game as one client sees it."""
 
@@ -70,6 +76,7 @@ class GameView(BaseModel):
     summary: dict[str, Any]
     active: list[int]
     draw_offers: list[int]
+    takeback: TakebackView | None = Field(None, description="a takeback asked for at this ply, if any")
     time_control: TimeControlView | None = Field(..., description="the game's clock; null: no clock")
     clocks: list[int] | None = Field(..., description="milliseconds left per seat at the moment of the answer")
     clock_running: int | None = Field(..., description="the seat whose clock runs")

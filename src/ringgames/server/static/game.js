@@ -117,11 +117,16 @@ function render() {
   $("draw-offer").hidden = !(!over && player && !offered && allHuman);
   $("draw-accept").hidden = !(!over && player && offered && !iOffered);
   $("draw-decline").hidden = !(!over && player && offered);
+  const tb = S.takeback, mineToUndo = S.moves.some(m => MINE.includes(m.seat) && !["resign", "draw", "time"].includes(m.text));
+  $("takeback-ask").hidden = !(!over && player && !tb && mineToUndo);
+  $("takeback-accept").hidden = !(!over && player && tb && !MINE.some(i => tb.accepted.includes(i)));
+  $("takeback-decline").hidden = !(!over && player && tb);
   const next = S.tags && S.tags.rematch;
   $("again").hidden = !(over && MINE.length && S.source !== "import");
   $("again").textContent = next ? t("game.again_join") : t("game.again");
   $("next-game").replaceChildren(...(over && next && !MINE.length ? [h("a", {href: `/game/${next}`}, t("game.watch_next"))] : []));
   $("result").textContent = offered && !over ? t("game.draw_offered", {names: S.draw_offers.map(i => S.seats[i].name).join(", ")})
+    : tb && !over ? t("game.takeback_asked", {name: playerName(S.seats[tb.seat])})
     : over && next && MINE.length ? t("game.rematch_started") : "";
   $("record").href = `/api/games/${GID}/record`;
   $("replaybar").hidden = !replay;
@@ -167,6 +172,9 @@ $("resign").onclick = () => { if (confirm(t("game.resign_confirm"))) post("resig
 $("draw-offer").onclick = () => post("draw", {what: "offer"});
 $("draw-accept").onclick = () => post("draw", {what: "accept"});
 $("draw-decline").onclick = () => post("draw", {what: "decline"});
+$("takeback-ask").onclick = () => post("takeback", {what: "ask"});
+$("takeback-accept").onclick = () => post("takeback", {what: "accept"});
+$("takeback-decline").onclick = () => post("takeback", {what: "decline"});
 $("legal-play").onclick = () => send($("legal").value);
 $("again").onclick = async () => {
   try {
