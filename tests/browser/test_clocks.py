@@ -84,3 +84,18 @@ def test_clocks_tick_and_the_game_ends_on_time_for_both(server, page_factory):
         assert p.inner_text("#turn") == "Game over: Bob (black) won (time ran out)"
         assert p.inner_text('#seats .clock[data-seat="0"]') == "0.0"
         assert p.locator("#moves li").last.inner_text().endswith("time")
+
+
+def test_abort_shows_on_the_page(tmp_path, page_factory):
+    """A site that aborts after 1 s without a first move: the page says so and offers nothing to play."""
+    from ringgames.server.testing import ServerProcess
+
+    with ServerProcess(f"sqlite:///{tmp_path / 'a.sqlite3'}", log=tmp_path / "server.log",
+                       extra_args=["--limit", "abort_first_move_seconds=1"]) as srv:
+        d = httpx.post(f"{srv.url}/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "me"}],
+                                                    "clock": {"initial": 60}}).json()
+        page = page_factory()
+        page.goto(f"{srv.url}/game/{d['id']}")
+        page.wait_for_function("() => S && S.status === 'aborted'", timeout=10000)
+        assert page.inner_text("#turn") == "Game aborted: a first move did not come in time (no result)"
+        assert page.locator("#resign").is_hidden() and page.locator("#seats .clock.running").count() == 0

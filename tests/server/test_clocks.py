@@ -326,3 +326,54 @@ def test_restart_resumes_clocks_without_charging_the_downtime_and_applies_a_flag
         assert r.status_code == 200 and r.json()["clock_running"] == 1
     finally:
         srv.stop()
+
+
+# -- abandonment: a first move that never comes ------------------------------------------------------------------------
+
+@pytest.fixture()
+def quick_abort(tmp_path):
+    """A site whose real-time games are aborted when a first move has not come within 1 s."""
+    from fastapi.testclient import TestClient
+
+    from ringgames.server.app import create_app
+    from ringgames.server.limits import Limits
+
+    app = create_app(f"sqlite:///{tmp_path / 'abort.sqlite3'}", ai_workers=1, ai_delay=0,
+                     limits=Limits(abort_first_move_seconds=1.0))
+    with TestClient(app) as c:
+        yield c
+
+
+def test_a_game_whose_first_move_never_comes_is_aborted(quick_abort, tmp_path):
+    c = quick_abort
+    gid, toks, _ = create(c, clock={"initial": 60, "increment": 0})
+    db = tmp_path / "abort.sqlite3"
+    wait_for(lambda: db_rows(db, "select status from games where id = ?", gid) == [("aborted",)], timeout=10)
+    s = c.get(f"/api/games/{gid}").json()
+    assert (s["status"], s["reason"], s["result"], s["winners"], s["to_move"], s["legal"]) == ("aborted", "aborted", "none", [], None, [])
+    assert s["moves"] == [] and s["clock_running"] is None and 58_000 < s["clocks"][0] < 60_000 and s["clocks"][1] == 60_000
+    r = c.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0}, headers={"X-Seat-Token": toks})
+    assert r.status_code == 409 and r.json()["error"] == "aborted"
+    assert c.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": toks}).status_code == 409
+    assert gid in [g["id"] for g in c.get("/api/games?status=aborted").json()["games"]]
+    assert c.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": toks}).status_code == 201  # play again is offered
+
+
+def test_abort_waits_for_each_seats_first_move_only(quick_abort, tmp_path):
+    c = quick_abort
+    # White moves at once; Black's first move never comes: aborted, White's move stays in the record
+    gid, toks, _ = create(c, clock={"initial": 60})
+    c.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0}, headers={"X-Seat-Token": toks})
+    s = wait_for(lambda: (x := c.get(f"/api/games/{gid}").json())["status"] == "aborted" and x, timeout=10)
+    assert [m["text"] for m in s["moves"]] == ["e5"] and s["result"] == "none"
+    # both have moved: a long think later is not an abort, the clock decides (3 s here)
+    gid, toks, _ = create(c, clock={"initial": 3})
+    for i, a in enumerate(("e5", "f6")):
+        assert c.post(f"/api/games/{gid}/actions", json={"action": a, "ply": i}, headers={"X-Seat-Token": toks}).status_code == 200
+    s = wait_for(lambda: (x := c.get(f"/api/games/{gid}").json())["status"] != "live" and x, timeout=10)
+    assert (s["status"], s["reason"], s["winners"]) == ("finished", "time", [1])
+    # correspondence games and games without a clock are never aborted
+    g2, _, _ = create(c, correspondence={"days": 1})
+    g3, _, _ = create(c)
+    time.sleep(1.5)
+    assert [c.get(f"/api/games/{g}").json()["status"] for g in (g2, g3)] == ["live", "live"]

@@ -244,9 +244,9 @@ async def get_meta():
     return out
 
 
-@router.get("/games", summary="List games, most recently changed first", description="status: open (waiting for players), live, finished, archived",
+@router.get("/games", summary="List games, most recently changed first", description="status: open (waiting for players), live, finished, archived, aborted (a first move did not come in time)",
             response_model=GameList, responses=errors(400))
-async def list_games(request: Request, status: Literal["open", "live", "finished", "archived"] | None = None,
+async def list_games(request: Request, status: Literal["open", "live", "finished", "archived", "aborted"] | None = None,
                      limit: Annotated[int, Query(ge=1, le=500)] = 100):
     return {"games": await asyncio.to_thread(hub_of(request).list_games, status, limit)}
 
@@ -359,7 +359,7 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
     mine = hub.seats_for(old, tokens_of(request, gid))
     if not mine:
         raise ApiError(403, "not_your_seat", "only players can ask for another game")
-    if not old.state.is_terminal():
+    if not old.over:
         raise ApiError(409, "game_not_over", "the game is still being played")
     invites: dict[int, str] = {}
     async with old.lock:  # one new game per finished game: whoever asks second joins the first one's game

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-__all__ = ["ClockUpdate", "MAX_DAYS", "MAX_INCREMENT", "MAX_INITIAL", "PRESETS", "CORRESPONDENCE_DAYS", "TimeControl",
+__all__ = ["ABORT_SECONDS", "ClockUpdate", "MAX_DAYS", "MAX_INCREMENT", "MAX_INITIAL", "PRESETS", "CORRESPONDENCE_DAYS", "TimeControl",
            "left_now", "now_ms"]
 
 #: limits of ``POST /api/games`` (seconds): a real-time game is at most a day per seat, plus at most an hour a turn
@@ -34,6 +34,9 @@ MAX_DAYS = 14
 PRESETS = [(3, 2), (5, 3), (10, 5), (15, 10)]
 CORRESPONDENCE_DAYS = [1, 2, 3, 5, 7, 14]
 DAY_MS = 86_400_000
+#: a real-time game is aborted (no result) when the seat to decide has not made its first move this long after its
+#: turn began (``ringgames serve --limit abort_first_move_seconds=N``)
+ABORT_SECONDS = 30.0
 
 
 def now_ms() -> int:

@@ -86,6 +86,8 @@ class Limits:
     #: clocks: every process beats the site's heartbeat this often and re-reads the deadlines set by other
     #: processes at least this often (docs/time-controls.md)
     clock_heartbeat_seconds: float = 1.0
+    #: a real-time game is aborted when a seat has not made its first move this long after its turn began
+    abort_first_move_seconds: float = 30.0
     #: where the rate counters live (a ``limits`` storage URI)
     storage: str = "memory://"
 
@@ -97,7 +99,7 @@ class Limits:
                     _limits.parse(v)
                 except ValueError:
                     raise ValueError(f"limit {f.name}: {v!r} is not a rate such as '20/minute' or '30 per 10 seconds'") from None
-            elif f.type in ("int", "float") and not (isinstance(v, (int, float)) and v >= (0 if f.name == "room_idle_seconds" else 0.05 if f.name == "clock_heartbeat_seconds" else 1)):
+            elif f.type in ("int", "float") and not (isinstance(v, (int, float)) and v >= (0 if f.name == "room_idle_seconds" else 0.05 if f.name in ("clock_heartbeat_seconds", "abort_first_move_seconds") else 1)):
                 raise ValueError(f"limit {f.name}: {v!r} must be a positive number")
 
     @classmethod

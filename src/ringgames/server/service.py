@@ -133,6 +133,11 @@ class Room:
     encoded: str | None = None
     encoded_key: tuple | None = None
 
+    @property
+    def over(self) -> bool:
+        """The game is over: by its rules, a resignation, a draw, a flag — or aborted by the server."""
+        return self.row.status == "aborted" or self.state.is_terminal()
+
     def state_key(self) -> tuple:
         """Changes whenever what ``Hub.snapshot`` shows changes (moves, status, seats, tags, draw offers)."""
         return (len(self.state.history), self.row.status, id(self.row.seats), id(self.row.tags), tuple(self.row.draw_offers or ()),
@@ -142,7 +147,7 @@ class Room:
 class Hub:
     def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, run_computers: bool = True,
                  room_idle_seconds: float = 600.0, max_rooms: int = 5000, run_clocks: bool | None = None,
-                 clock_heartbeat: float = 1.0):
+                 clock_heartbeat: float = 1.0, abort_seconds: float = clk.ABORT_SECONDS):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
         watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
@@ -162,6 +167,8 @@ class Hub:
         self.ai_delay = ai_delay
         self.run_clocks = run_computers if run_clocks is None else run_clocks
         self.clock_heartbeat_ms = max(50, int(clock_heartbeat * 1000))
+        #: a real-time game whose seat to decide has not made its first move this long after its turn began is aborted
+        self.abort_ms = max(100, int(abort_seconds * 1000))
         #: the site counts as down when no process beat for this long (checked when a process starts)
         self.clock_down_after_ms = int(self.clock_heartbeat_ms * 2.5)
         #: downtime credited to the running clocks when this process started (ms; 0: none)
@@ -458,10 +465,29 @@ class Hub:
             return
         for k, v in clk.start(tc, st.num_players, st.current_player(), clk.now_ms()).row_values().items():
             setattr(row, k, v)
+        row.deadline = self._abort_cap(room, tc, row.clock_seat, row.clock_at, row.deadline)
         self._clock_changed(row.deadline)
+
+    def _has_moved(self, room: Room, seat: int, extra: int | None = None) -> bool:
+        """``seat`` has played an action of its own (not one the server played at creation, a random setup)."""
+        pre = SETUP_PLIES.get(room.row.game, 0) if room.row.tags.get("setup") == "random" else 0
+        hist = room.state.history
+        return seat == extra or any(s == seat and hist[i] >= 0 for i, s in enumerate(room.seats_of) if i >= pre)
+
+    def _abort_cap(self, room: Room, tc: clk.TimeControl, seat: int | None, clock_at: int | None, deadline: int | None,
+                   moved: int | None = None) -> int | None:
+        """The deadline, brought forward to ``abort_ms`` after the turn's start while the real-time seat to decide has
+        not made its first move (``moved``: a seat that just did); the timer then aborts the game instead of flagging."""
+        if tc.days or seat is None or clock_at is None or deadline is None or self._has_moved(room, seat, moved):
+            return deadline
+        if room.row.seats[seat].get("kind") != "human":
+            return deadline
+        return min(deadline, clock_at + self.abort_ms)
 
     @staticmethod
     def _status(row: GameRow, state: State) -> str:
+        if row.status == "aborted":
+            return "aborted"
         if state.is_terminal():
             return "finished"
         if any(s["kind"] == "human" and not s["joined"] for s in row.seats):
@@ -520,7 +546,11 @@ class Hub:
             st = room.state
             if room.row.deadline is not None and clk.now_ms() >= room.row.deadline:
                 await self._flag_locked(room)  # the timer has not seen it yet: the time is up all the same
+                if room.row.status == "aborted":
+                    raise ApiError(409, "aborted", "the game was aborted: a first move did not come in time")
                 raise ApiError(409, "time_out", "the time of the seat to move ran out", ply=len(st.history))
+            if room.row.status == "aborted":
+                raise ApiError(409, "aborted", "the game was aborted: a first move did not come in time")
             if st.is_terminal():
                 raise ApiError(409, "game_over", f"the game is over ({st.result_string()})")
             if isinstance(ply, bool) or not isinstance(ply, int):
@@ -587,6 +617,7 @@ class Hub:
             upd = clk.after_entry(tc, row.clocks, row.clock_seat, row.clock_at, p, next_seat, clk.now_ms(),
                                   turn_action=a >= 0)
             values.update(upd.row_values())
+            values["deadline"] = self._abort_cap(room, tc, upd.clock_seat, upd.clock_at, upd.deadline, p if a >= 0 else None)
             move.update(spent_ms=upd.spent_ms, left_ms=upd.left_ms)
         else:
             values.update({c: getattr(row, c) for c in CLOCK_FIELDS})
@@ -764,9 +795,11 @@ class Hub:
         now = clk.now_ms()
         tc = clk.TimeControl.from_json(row.time_control)
         if tc is None or row.deadline is None or row.clocks is None or row.clock_seat is None or now < row.deadline \
-                or st.is_terminal():
+                or room.over:
             return False
         p, ply, deadline = row.clock_seat, len(st.history), row.deadline
+        if now - (row.clock_at or 0) < row.clocks[p]:  # the clock has time left: it is the first-move deadline
+            return await self._abort_locked(room, now)
         st.resign(p)
         status, result = self._status(row, st), st.result_string()
         next_seat = None if st.is_terminal() else st.current_player()
@@ -797,7 +830,30 @@ class Hub:
             self._maybe_ai(room)
         return won
 
-    def _write_flag(self, gid: str, deadline: int, ply: int, now: int, values: dict, move: dict) -> bool:
+    async def _abort_locked(self, room: Room, now: int) -> bool:
+        """Abort the game: a real-time seat did not make its first move within ``abort_ms``. No result, no winner,
+        no move recorded; the status says ``aborted``. Guarded like a flag. Caller holds room.lock."""
+        row = room.row
+        ply, deadline = len(room.state.history), row.deadline
+        assert deadline is not None
+        values = {"status": "aborted", "result": "none", "ply": ply, "draw_offers": [],
+                  "clocks": clk.left_now(row.clocks, row.clock_seat, row.clock_at, now), "clock_seat": None, "clock_at": None,
+                  "deadline": None}
+        self.flags_tried += 1
+
+        async def store_then_apply() -> bool:
+            if not await asyncio.to_thread(self._write_flag, room.id, deadline, ply, now, values, None):
+                await self._refresh(room)
+                return False
+            self.flags_won += 1
+            for k, v in values.items():
+                setattr(row, k, v)
+            await self.broadcast(room)
+            return True
+
+        return await asyncio.shield(store_then_apply())
+
+    def _write_flag(self, gid: str, deadline: int, ply: int, now: int, values: dict, move: dict | None) -> bool:
         assert self.engine is not None
         games = cast(Table, GameRow.__table__)
         with self.engine.begin() as conn:
@@ -805,7 +861,8 @@ class Hub:
                                                  games.c.deadline <= now).values(**values, updated=_utcnow()))
             if r.rowcount != 1:
                 return False
-            conn.execute(insert(self._moves_t), [move])
+            if move is not None:
+                conn.execute(insert(self._moves_t), [move])
         return True
 
     def clock_view(self, room: Room, now: int | None = None) -> dict:
@@ -821,7 +878,7 @@ class Hub:
     async def resign(self, gid: str, tokens: list[str], seat: int | None = None) -> Room:
         async with self._locked(gid) as room:
             st = room.state
-            if st.is_terminal():
+            if room.over:
                 raise ApiError(409, "game_over", "the game is already over")
             mine = [s for s in self.seats_for(room, tokens) if s in st.active_players()]
             if seat is None:
@@ -838,7 +895,7 @@ class Hub:
     def _takeback_offer(room: Room) -> dict | None:
         """The takeback asked for at the game's current ply (an offer lapses with any new entry), or None."""
         offer = room.row.tags.get("takeback")
-        if not offer or offer.get("ply") != len(room.state.history) or room.state.is_terminal():
+        if not offer or offer.get("ply") != len(room.state.history) or room.over:
             return None
         return offer
 
@@ -866,7 +923,7 @@ class Hub:
         from the times stored with the moves. Against computers only, it is granted at once (games here are casual)."""
         async with self._locked(gid) as room:
             st = room.state
-            if st.is_terminal():
+            if room.over:
                 raise ApiError(409, "game_over", "the game is already over")
             mine = [s for s in self.seats_for(room, tokens) if s in st.active_players()]
             if not mine:
@@ -953,7 +1010,7 @@ class Hub:
         """``what``: offer | accept | decline. The draw is agreed once every human seat still playing agrees."""
         async with self._locked(gid) as room:
             st = room.state
-            if st.is_terminal():
+            if room.over:
                 raise ApiError(409, "game_over", "the game is already over")
             mine = [s for s in self.seats_for(room, tokens) if s in st.active_players()]
             if not mine:
@@ -998,7 +1055,7 @@ class Hub:
     # -- computer --------------------------------------------------------
     def _maybe_ai(self, room: Room) -> None:
         st = room.state
-        if not self.run_computers or st.is_terminal() or (room.ai_task and not room.ai_task.done()):
+        if not self.run_computers or room.over or (room.ai_task and not room.ai_task.done()):
             return
         p = st.current_player()
         if room.row.seats[p]["kind"] != "computer":
@@ -1009,7 +1066,7 @@ class Hub:
         try:
             while True:
                 st = room.state
-                if st.is_terminal():
+                if room.over:
                     return
                 p = st.current_player()
                 seat = room.row.seats[p]
@@ -1049,12 +1106,12 @@ class Hub:
         st, row = room.state, room.row
         g = st.game
         out = st.outcome()
-        terminal = out is not None
+        terminal = out is not None or row.status == "aborted"
         legal = [] if terminal else [st.action_to_string(a) for a in st.legal_actions()]
         allowed = self._preset_filter(room)
         if allowed is not None:
             legal = [x for x in legal if x in allowed]
-        reason: str | None = out.reason if out else None
+        reason: str | None = out.reason if out else "aborted" if row.status == "aborted" else None
         if out is not None and room.texts and room.texts[-1] == TIME_TEXT:
             reason = "time"  # the last entry, the resignation that ended the game, was a flag
         tc = clk.TimeControl.from_json(row.time_control)

@@ -61,7 +61,7 @@ class GameView(BaseModel):
     players: int
     seat_names: list[str]
     seats: list[SeatView]
-    status: str = Field(..., description="open, live, finished or archived")
+    status: str = Field(..., description="open, live, finished, archived or aborted")
     source: str = Field(..., description="play or import")
     setup: str | None = None
     tags: dict[str, Any]
