@@ -377,3 +377,62 @@ def test_abort_waits_for_each_seats_first_move_only(quick_abort, tmp_path):
     g3, _, _ = create(c)
     time.sleep(1.5)
     assert [c.get(f"/api/games/{g}").json()["status"] for g in (g2, g3)] == ["live", "live"]
+
+
+def test_two_server_processes_on_one_database_flag_each_game_once(tmp_path):
+    """Two `ringgames serve` processes on one SQLite file; the games are created on one, watched on both."""
+    path = tmp_path / "shared.sqlite3"
+    url = f"sqlite:///{path}"
+    args = ["--limit", "clock_heartbeat_seconds=0.2"]
+    a = ServerProcess(url, log=tmp_path / "a.log", extra_args=args).start()
+    b = ServerProcess(url, log=tmp_path / "b.log", extra_args=args).start()
+    try:
+        seats = [{"kind": "me"}, {"kind": "me"}]
+        ids = []
+        for i in range(4):
+            srv, other = (a, b) if i % 2 == 0 else (b, a)
+            ids.append(httpx.post(f"{srv.url}/api/games", json={"game": "yinsh", "seats": seats, "clock": {"initial": 1}}).json()["id"])
+            assert httpx.get(f"{other.url}/api/games/{ids[-1]}").json()["clock_running"] == 0  # in memory on both
+        for gid in ids:
+            for srv in (a, b):
+                url = f"{srv.url}/api/games/{gid}"
+                s = wait_for(lambda u=url: (x := httpx.get(u).json())["status"] == "finished" and x, timeout=10)
+                assert (s["reason"], s["winners"], [m["text"] for m in s["moves"]]) == ("time", [1], ["time"])
+        rows = db_rows(path, "select game_id, count(*) from moves group by game_id")
+        assert sorted(rows) == sorted((g, 1) for g in ids)
+    finally:
+        a.stop()
+        b.stop()
+
+
+# -- records ---------------------------------------------------------------------------------------------------------------
+
+def test_the_record_carries_the_time_control_and_each_turns_time_and_reads_back(client):
+    from ringgames.records import Record, loads, turn_times
+
+    actions, start = yinsh_row_turn()
+    gid, toks, _ = create(client, clock={"initial": 300, "increment": 3})
+    for i, a in enumerate(actions):
+        assert client.post(f"/api/games/{gid}/actions", json={"action": a, "ply": i}, headers={"X-Seat-Token": toks}).status_code == 200
+    client.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": toks})
+    s = client.get(f"/api/games/{gid}").json()
+    text = client.get(f"/api/games/{gid}/record").text
+    (rec,) = loads(text)
+    assert rec.tags["TimeControl"] == "300+3"
+    moves = s["moves"]
+    # the turn with the row: one line, its time the sum of its three actions, left what the last one left
+    row_line = rec.turns[-2]
+    assert row_line.tokens == [m["text"] for m in moves[start:-1]]
+    spent, left = turn_times(row_line)  # type: ignore[misc]
+    assert spent == pytest.approx(sum(m["spent_ms"] for m in moves[start:-1]) / 1000, abs=0.0015)
+    assert left == moves[-2]["left_ms"] / 1000
+    assert all(turn_times(t) is not None for t in rec.turns)
+    # round trip: written again, the same text; replayed, the same game
+    assert Record(rec.game, rec.tags, rec.turns).dumps() == text
+    assert rec.replay().position() == s["position"]
+    # a flag is written as the seat's resignation, with Termination "time"
+    gid, toks, _ = create(client, clock={"initial": 1})
+    wait_for(lambda: client.get(f"/api/games/{gid}").json()["status"] == "finished", timeout=10)
+    (rec,) = loads(client.get(f"/api/games/{gid}/record").text)
+    assert rec.tags["Termination"] == "time" and rec.tags["Result"] == "black" and rec.turns[-1].tokens == ["resign"]
+    assert turn_times(rec.turns[-1])[1] == 0  # type: ignore[index]

@@ -405,9 +405,17 @@ async def get_positions(gid: GameId, request: Request):
 async def get_record(gid: GameId, request: Request):
     from ..records import Record
 
-    room = await hub_of(request).room(gid)
+    hub = hub_of(request)
+    room = await hub.room(gid)
     tags = {room.state.game.seat_names[i].capitalize(): s["name"] for i, s in enumerate(room.row.seats)}
-    return Record.from_state(room.state, tags).dumps()
+    tc = clk.TimeControl.from_json(room.row.time_control)
+    if tc is not None:
+        tags["TimeControl"] = tc.label
+    rec = Record.from_state(room.state, tags, room.times if tc is not None else None)
+    reason = hub.snapshot(room)["reason"]
+    if reason in ("time", "aborted"):  # the protocol knows these as a resignation / an unfinished game
+        rec.tags["Termination"] = reason
+    return rec.dumps()
 
 
 @router.post("/import", summary="Import game records (boardspace YINSH, .rgn); each file is reported separately",

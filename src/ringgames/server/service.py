@@ -761,9 +761,16 @@ class Hub:
                     await asyncio.to_thread(self._beat, now)
                     next_beat = now + self.clock_heartbeat_ms
                 due, nxt = await asyncio.to_thread(self._due, now)
+                # and the rooms in memory whose deadline passed: if another process flagged the game (the database
+                # has no deadline any more), the flag fails here and the room is read again, so that the players
+                # connected to this process see it too
+                mem = [r.row.deadline for r in self.rooms.values() if r.row.deadline is not None]
+                due += [r.id for r in list(self.rooms.values()) if r.row.deadline is not None and r.row.deadline <= now
+                        and r.id not in due]
                 for gid in due:
                     await self.flag_due(gid)
-                wake = min(next_beat, nxt) if nxt is not None else next_beat
+                later = [d for d in [nxt, *mem] if d is not None and d > now]
+                wake = min([next_beat, *later])
                 if due and len(due) >= 100:
                     wake = clk.now_ms()  # more are due: poll again at once
             except asyncio.CancelledError:
