@@ -25,3 +25,25 @@ def test_takeback_refused_then_allowed(server, page_factory):
         assert p.locator("#moves li").count() == 0 and p.locator("#takeback-accept").is_hidden()
     play_legal(ann, "f6")  # the game goes on from the start
     bob.wait_for_function("() => S.ply === 1 && S.moves[0].text === 'f6'")
+
+
+def test_claim_against_a_player_who_stays_away(tmp_path, page_factory):
+    """A site where a game without a clock may be claimed after 1 s: the button appears by itself, and the claim
+    ends the game for both pages."""
+    import re
+
+    from ringgames.server.testing import ServerProcess
+
+    with ServerProcess(f"sqlite:///{tmp_path / 'c.sqlite3'}", log=tmp_path / "server.log",
+                       extra_args=["--limit", "claim_after_seconds=1"]) as srv:
+        ann, bob = two_humans(page_factory, srv)
+        assert re.search(r"/game/\w+$", ann.url)
+        ann.locator("details summary").first.click()
+        play_legal(ann, "e5")
+        assert ann.locator("#claim").is_hidden()  # Bob has only just got the turn
+        ann.wait_for_selector("#claim", state="visible", timeout=5000)  # no message needed: the page counts
+        assert bob.locator("#claim").is_hidden()  # nobody claims against themselves
+        ann.click("#claim")
+        for p in (ann, bob):
+            p.wait_for_function("() => S.to_move === null")
+            assert p.inner_text("#turn") == "Game over: Ann (white) won (the player left)"

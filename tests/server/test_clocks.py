@@ -436,3 +436,64 @@ def test_the_record_carries_the_time_control_and_each_turns_time_and_reads_back(
     (rec,) = loads(client.get(f"/api/games/{gid}/record").text)
     assert rec.tags["Termination"] == "time" and rec.tags["Result"] == "black" and rec.turns[-1].tokens == ["resign"]
     assert turn_times(rec.turns[-1])[1] == 0  # type: ignore[index]
+
+
+# -- abandonment: claiming a game without a clock against a seat that stays away --------------------------------------------
+
+@pytest.fixture()
+def quick_claim(tmp_path):
+    """A site where a game without a clock may be claimed after 1 s without a move by the seat to decide."""
+    from fastapi.testclient import TestClient
+
+    from ringgames.server.app import create_app
+    from ringgames.server.limits import Limits
+
+    app = create_app(f"sqlite:///{tmp_path / 'claim.sqlite3'}", ai_workers=1, ai_delay=0, limits=Limits(claim_after_seconds=1.0))
+    with TestClient(app) as c:
+        yield c
+
+
+def test_a_player_who_stays_away_can_be_claimed_against(quick_claim):
+    from .conftest import two_humans
+
+    c = quick_claim
+    gid, t0, t1 = two_humans(c)
+    r = c.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0}, headers={"X-Seat-Token": t0})
+    assert 0 < r.json()["claim_in"] <= 1000
+    claim = lambda tok: as_stranger(c, "POST", f"/api/games/{gid}/claim", headers={"X-Seat-Token": tok})  # noqa: E731
+    r = claim(t0)
+    assert r.status_code == 409 and r.json()["error"] == "not_claimable" and r.json()["claim_in"] > 0  # too early
+    time.sleep(1.1)
+    assert claim(t1).status_code == 403  # not against oneself
+    s = c.get(f"/api/games/{gid}").json()
+    assert s["claim_in"] == 0 and s["status"] == "live"
+    r = claim(t0)
+    s = r.json()
+    assert r.status_code == 200 and (s["status"], s["reason"], s["winners"], s["result"]) == ("finished", "abandoned", [0], "white")
+    assert s["moves"][-1]["text"] == "abandoned" and s["moves"][-1]["seat"] == 1 and s["claim_in"] is None
+    assert claim(t0).json()["error"] == "game_over"
+    # clocked games are decided by their clocks: no claim
+    gid, toks, d = create(c, clock={"initial": 600})
+    assert d["claim_in"] is None
+    time.sleep(1.1)
+    assert c.post(f"/api/games/{gid}/claim", headers={"X-Seat-Token": toks}).json()["error"] == "not_claimable"
+
+
+def test_the_away_time_survives_a_reload_from_the_database(tmp_path):
+    async def main():
+        url = f"sqlite:///{tmp_path / 'away.sqlite3'}"
+        hub = Hub(url, run_computers=False, run_clocks=False, claim_seconds=1.0)
+        await hub.start()
+        try:
+            room, mine, _ = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "me"}])
+            await hub.act(room.id, "e5", list(mine.values()), 0)
+            await asyncio.sleep(1.1)
+            hub.evict_idle(0)  # the next request reads the game again: the turn started at the stored move's time
+            again = await hub.room(room.id)
+            assert again is not room and hub.claim_in(again) == 0
+            done = await hub.claim(room.id, [mine[0]])
+            assert hub.snapshot(done)["reason"] == "abandoned"
+        finally:
+            await hub.stop()
+
+    run(main())

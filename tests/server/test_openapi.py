@@ -18,6 +18,7 @@ OPERATIONS = {
     ("post", "/api/games/{gid}/draw"): ("draw", {200, 400, 403, 404, 409, 413}),
     ("post", "/api/games/{gid}/chat"): ("post_chat", {200, 400, 403, 404, 413, 422, 429}),
     ("post", "/api/games/{gid}/takeback"): ("takeback", {200, 400, 403, 404, 409, 413}),
+    ("post", "/api/games/{gid}/claim"): ("claim", {200, 400, 403, 404, 409, 413}),
     ("get", "/api/games/{gid}/chat"): ("get_chat", {200, 400, 404}),
     ("post", "/api/games/{gid}/rematch"): ("rematch", {201, 400, 403, 404, 409, 413, 429}),
     ("get", "/api/games/{gid}/positions"): ("get_positions", {200, 400, 404}),

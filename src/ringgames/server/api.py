@@ -338,6 +338,17 @@ async def takeback(gid: GameId, body: TakebackIn, request: Request, x_seat_token
     return view(hub, await hub.takeback(gid, toks, body.what), toks)
 
 
+@router.post("/games/{gid}/claim", summary="Claim the game against the seat to move, which stays away", response_model=GameView,
+             description="In a game without a clock, once the seat to move has made no move for `claim_after_seconds` (a day; "
+                         "`claim_in` in the state says how long is left), another player may end the game: the absent seat "
+                         "is treated as resigned (reason abandoned). 409 not_claimable: too early, or a clock decides.",
+             responses=errors(*GAME, *POST, 409))
+async def claim(gid: GameId, request: Request, x_seat_token: SeatTokenHeader = None):
+    hub = hub_of(request)
+    toks = tokens_of(request, gid)
+    return view(hub, await hub.claim(gid, toks), toks)
+
+
 @router.post("/games/{gid}/chat", summary="Say something in the game's chat", response_model=Ok, responses=errors(*GAME, *POST, 422, 429))
 async def post_chat(gid: GameId, body: ChatIn, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-__all__ = ["ABORT_SECONDS", "ClockUpdate", "MAX_DAYS", "MAX_INCREMENT", "MAX_INITIAL", "PRESETS", "CORRESPONDENCE_DAYS", "TimeControl",
+__all__ = ["ABORT_SECONDS", "CLAIM_SECONDS", "ClockUpdate", "MAX_DAYS", "MAX_INCREMENT", "MAX_INITIAL", "PRESETS", "CORRESPONDENCE_DAYS", "TimeControl",
            "left_now", "now_ms"]
 
 #: limits of ``POST /api/games`` (seconds): a real-time game is at most a day per seat, plus at most an hour a turn
@@ -37,6 +37,9 @@ DAY_MS = 86_400_000
 #: a real-time game is aborted (no result) when the seat to decide has not made its first move this long after its
 #: turn began (``ringgames serve --limit abort_first_move_seconds=N``)
 ABORT_SECONDS = 30.0
+#: in a game without a clock, the other players may claim the game when the seat to decide has not moved for this
+#: long (``ringgames serve --limit claim_after_seconds=N``)
+CLAIM_SECONDS = 86_400.0
 
 
 def now_ms() -> int:

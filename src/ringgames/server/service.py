@@ -51,6 +51,10 @@ MAX_ACTION_CHARS = 100
 CLOCK_FIELDS = ("clocks", "clock_seat", "clock_at", "deadline")
 #: the move text of a flag (the seat's time ran out): stored as the protocol's resignation
 TIME_TEXT = "time"
+#: the move text of a win claimed against a seat that stayed away (recorded as that seat's resignation)
+ABANDONED_TEXT = "abandoned"
+
+
 def clean_name(name: str | None, default: str) -> str:
     """Player names: trimmed, printable, at most MAX_NAME characters (pages render them as text)."""
     name = "".join(ch for ch in (name or "") if ch.isprintable()).strip()[:MAX_NAME]
@@ -132,6 +136,8 @@ class Room:
     #: the encoded state (JSON text) and the key of the state it encodes; see ``Hub.state_json``
     encoded: str | None = None
     encoded_key: tuple | None = None
+    #: when the seat to decide got the turn (ms since the epoch): the last entry, or when the game became live
+    turn_since: int = 0
 
     @property
     def over(self) -> bool:
@@ -147,7 +153,8 @@ class Room:
 class Hub:
     def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, run_computers: bool = True,
                  room_idle_seconds: float = 600.0, max_rooms: int = 5000, run_clocks: bool | None = None,
-                 clock_heartbeat: float = 1.0, abort_seconds: float = clk.ABORT_SECONDS):
+                 clock_heartbeat: float = 1.0, abort_seconds: float = clk.ABORT_SECONDS,
+                 claim_seconds: float = clk.CLAIM_SECONDS):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
         watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
@@ -169,6 +176,8 @@ class Hub:
         self.clock_heartbeat_ms = max(50, int(clock_heartbeat * 1000))
         #: a real-time game whose seat to decide has not made its first move this long after its turn began is aborted
         self.abort_ms = max(100, int(abort_seconds * 1000))
+        #: in a game without a clock, the others may claim it when the seat to decide has not moved for this long
+        self.claim_ms = max(100, int(claim_seconds * 1000))
         #: the site counts as down when no process beat for this long (checked when a process starts)
         self.clock_down_after_ms = int(self.clock_heartbeat_ms * 2.5)
         #: downtime credited to the running clocks when this process started (ms; 0: none)
@@ -313,6 +322,8 @@ class Hub:
             raise ApiError(404, "unknown_game", f"there is no game {clip(gid)}")
         row, moves, chat = loaded
         room = Room(gid, row, *self._replay(row, moves))
+        last = moves[-1].created if moves else row.updated
+        room.turn_since = _epoch_ms(last) if last is not None else clk.now_ms()
         room.chat = [{"name": c.name, "text": c.text} for c in chat]
         return room
 
@@ -429,7 +440,7 @@ class Hub:
                       status="live", source="play", start=None, tags={"setup": setup or "free"}, draw_offers=[],
                       result="none", ply=0, time_control=tc.to_json() if tc else None)
         row.status = self._status(row, state)
-        room = Room(row.id, row, state, [], [], touched=asyncio.get_running_loop().time())
+        room = Room(row.id, row, state, [], [], touched=asyncio.get_running_loop().time(), turn_since=clk.now_ms())
         pre: list[tuple[int, int, str]] = []
         if setup == "random":
             rng = random.Random()
@@ -511,7 +522,10 @@ class Hub:
             token = seat_tokens.claim(s, invite, vouched=vouched)
             s["name"] = clean_name(name, room.state.game.seat_names[seat])
             room.row.seats = seats
+            was = room.row.status
             room.row.status = self._status(room.row, room.state)
+            if was != room.row.status:
+                room.turn_since = clk.now_ms()  # the waiting for a player is nobody's turn
             self._start_clock(room)
             await asyncio.to_thread(self._save_row, room.row)
             await self.broadcast(room)
@@ -631,6 +645,7 @@ class Hub:
             room.texts.append(text)
             room.seats_of.append(p)
             room.times.append((upd_times[0], upd_times[1]))
+            room.turn_since = clk.now_ms()
             self._clock_changed(room.row.deadline)
             await self.broadcast(room)
 
@@ -876,11 +891,11 @@ class Hub:
         """``clocks`` (ms left per seat now; None without a clock) and ``clock_running`` (the seat whose clock runs)."""
         row = room.row
         if row.time_control is None:
-            return {"clocks": None, "clock_running": None}
+            return {"clocks": None, "clock_running": None, "claim_in": self.claim_in(room, now)}
         left = clk.left_now(row.clocks, row.clock_seat, row.clock_at, clk.now_ms() if now is None else now)
         if left is None:  # not started (a seat is still waiting)
             left = [clk.TimeControl.from_json(row.time_control).initial_ms] * row.players  # type: ignore[union-attr]
-        return {"clocks": left, "clock_running": row.clock_seat}
+        return {"clocks": left, "clock_running": row.clock_seat, "claim_in": None}
 
     async def resign(self, gid: str, tokens: list[str], seat: int | None = None) -> Room:
         async with self._locked(gid) as room:
@@ -894,6 +909,37 @@ class Hub:
             if seat is None or seat not in mine:
                 raise ApiError(403, "not_your_seat", "you do not hold a seat that can resign")
             await self._commit(room, RESIGN, seat, "resign")
+        self._maybe_ai(room)
+        return room
+
+    # -- abandonment: claiming a game against a seat that stays away -----------
+    def claim_in(self, room: Room, now: int | None = None) -> int | None:
+        """Milliseconds until the other players may claim the game against the seat to decide (0: now), or None
+        where claims do not apply: games with a clock (the clock decides), over, not live, a computer to move."""
+        st, row = room.state, room.row
+        if row.time_control is not None or row.status != "live" or room.over:
+            return None
+        if row.seats[st.current_player()]["kind"] != "human":
+            return None
+        return max(0, room.turn_since + self.claim_ms - (clk.now_ms() if now is None else now))
+
+    async def claim(self, gid: str, tokens: list[str]) -> Room:
+        """A player claims the game against the seat to decide, which has made no move for ``claim_ms`` in a game
+        without a clock: recorded as that seat's resignation (text ``abandoned``; reason ``abandoned``)."""
+        async with self._locked(gid) as room:
+            st = room.state
+            if room.over:
+                raise ApiError(409, "game_over", "the game is already over")
+            p = st.current_player()
+            mine = [s for s in self.seats_for(room, tokens) if s in st.active_players() and s != p]
+            if not mine:
+                raise ApiError(403, "not_your_seat", "only the other players can claim the game")
+            wait = self.claim_in(room)
+            if wait is None or wait > 0:
+                raise ApiError(409, "not_claimable", "the game cannot be claimed" + (
+                    f" yet: the seat to move has {wait / 1000:,.0f} more seconds" if wait else " (a clock decides, or nobody is away)"),
+                    claim_in=wait)
+            await self._commit(room, RESIGN, p, ABANDONED_TEXT)
         self._maybe_ai(room)
         return room
 
@@ -1000,6 +1046,7 @@ class Hub:
         for k, v in values.items():
             setattr(row, k, v)
         del room.texts[frm:], room.seats_of[frm:], room.times[frm:]
+        room.turn_since = clk.now_ms()
         self._clock_changed(row.deadline)
         await self.broadcast(room)
 
@@ -1119,8 +1166,8 @@ class Hub:
         if allowed is not None:
             legal = [x for x in legal if x in allowed]
         reason: str | None = out.reason if out else "aborted" if row.status == "aborted" else None
-        if out is not None and room.texts and room.texts[-1] == TIME_TEXT:
-            reason = "time"  # the last entry, the resignation that ended the game, was a flag
+        if out is not None and room.texts and room.texts[-1] in (TIME_TEXT, ABANDONED_TEXT):
+            reason = room.texts[-1]  # the last entry, the resignation that ended the game, was a flag or a claim
         tc = clk.TimeControl.from_json(row.time_control)
         return {
             "id": room.id,
@@ -1274,6 +1321,11 @@ class Hub:
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def _epoch_ms(t: datetime) -> int:
+    """A stored time in ms since the epoch (SQLite gives naive datetimes, which are UTC here)."""
+    return int((t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp() * 1000)
 
 
 def escape(text: str) -> str:

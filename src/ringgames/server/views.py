@@ -80,6 +80,8 @@ class GameView(BaseModel):
     time_control: TimeControlView | None = Field(..., description="the game's clock; null: no clock")
     clocks: list[int] | None = Field(..., description="milliseconds left per seat at the moment of the answer")
     clock_running: int | None = Field(..., description="the seat whose clock runs")
+    claim_in: int | None = Field(None, description="games without a clock: ms until the other players may claim the game "
+                                                    "against the seat to move (0: now); null where claims do not apply")
     my_seats: list[int] = Field(..., description="the seats the request's tokens (cookie or X-Seat-Token header) hold")
 
 

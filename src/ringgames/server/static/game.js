@@ -4,6 +4,8 @@ const $ = (id) => document.getElementById(id);
 let S = null, MINE = [], ws = null, board = null, replay = null, busy = false, retry = 0;
 // the clocks: ms left per seat as the server last said, and when that arrived (ticked down locally in between)
 let CLOCK = null;
+// games without a clock: when (performance.now()) the others may claim the game against the seat to move
+let CLAIM_AT = null;
 
 function err(msg) { $("err").textContent = msg || ""; }
 const seatName = (i) => tOr(`seat.${S.seat_names[i]}`, S.seat_names[i]);
@@ -19,6 +21,7 @@ function send(action) {
 function setState(state) {  // every server message corrects the clocks
   S = state;
   CLOCK = S.clocks ? {left: S.clocks.slice(), running: S.clock_running, at: performance.now()} : null;
+  CLAIM_AT = typeof S.claim_in === "number" ? performance.now() + S.claim_in : null;
 }
 function clockLeft(i) {
   const ms = CLOCK.left[i] - (CLOCK.running === i ? performance.now() - CLOCK.at : 0);
@@ -35,8 +38,12 @@ function isLow(ms) {  // real time: under 20 s, or a quarter of the initial time
   const tc = S.time_control;
   return tc.days ? ms < 12 * 3600000 : ms < Math.min(20000, tc.initial * 250);
 }
-function tick() {  // redraw the clocks (every 100 ms)
-  if (!S || !CLOCK) return;
+function tick() {  // redraw the clocks (every 100 ms); offer the claim once the player to move has been away long enough
+  if (!S) return;
+  const claimable = CLAIM_AT !== null && performance.now() >= CLAIM_AT && S.to_move !== null && !replay
+    && MINE.some(i => i !== S.to_move && S.active.includes(i)) && !MINE.includes(S.to_move);
+  $("claim").hidden = !claimable;
+  if (!CLOCK) return;
   for (const el of document.querySelectorAll("#seats .clock")) {
     const i = +el.dataset.seat, ms = clockLeft(i), low = isLow(ms);
     el.textContent = clockText(ms);
@@ -173,6 +180,7 @@ $("resign").onclick = () => { if (confirm(t("game.resign_confirm"))) post("resig
 $("draw-offer").onclick = () => post("draw", {what: "offer"});
 $("draw-accept").onclick = () => post("draw", {what: "accept"});
 $("draw-decline").onclick = () => post("draw", {what: "decline"});
+$("claim").onclick = () => post("claim", undefined);
 $("takeback-ask").onclick = () => post("takeback", {what: "ask"});
 $("takeback-accept").onclick = () => post("takeback", {what: "accept"});
 $("takeback-decline").onclick = () => post("takeback", {what: "decline"});
