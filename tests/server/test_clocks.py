@@ -497,3 +497,33 @@ def test_the_away_time_survives_a_reload_from_the_database(tmp_path):
             await hub.stop()
 
     run(main())
+
+
+# -- games of computers only stop --------------------------------------------------------------------------------------------
+
+def test_a_game_of_computers_only_stops_after_its_plies(tmp_path):
+    async def main():
+        hub = Hub(f"sqlite:///{tmp_path / 'cpu.sqlite3'}", ai_workers=1, ai_delay=0, run_clocks=False, computer_max_plies=6)
+        await hub.start()
+        try:
+            room, _, _ = await hub.create("yinsh", None, None, [{"kind": "computer", "level": 0}, {"kind": "computer", "level": 0}])
+            for _ in range(300):
+                await asyncio.sleep(0.1)
+                if room.over:
+                    break
+            s = hub.snapshot(room)
+            assert (s["status"], s["reason"], s["result"], s["winners"], s["ply"], s["to_move"]) == ("finished", "stopped", "none", [], 6, None)
+            assert [g["id"] for g in hub.list_games("finished")] == [room.id]
+            # a game with a human seat is not stopped
+            mixed, mine, _ = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "computer", "level": 0}])
+            for i in range(4):
+                await hub.act(mixed.id, mixed.state.legal_actions()[0], list(mine.values()), 2 * i)
+                for _ in range(100):
+                    if len(mixed.state.history) == 2 * i + 2:
+                        break
+                    await asyncio.sleep(0.05)
+            assert len(mixed.state.history) == 8 and not mixed.over
+        finally:
+            await hub.stop()
+
+    run(main())

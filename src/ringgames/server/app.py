@@ -47,7 +47,8 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     settings = limits or _limits.Limits()
     hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay, room_idle_seconds=settings.room_idle_seconds,
               max_rooms=settings.max_rooms, clock_heartbeat=settings.clock_heartbeat_seconds,
-              abort_seconds=settings.abort_first_move_seconds, claim_seconds=settings.claim_after_seconds)
+              abort_seconds=settings.abort_first_move_seconds, claim_seconds=settings.claim_after_seconds,
+              computer_max_plies=settings.computer_game_max_plies, computer_max_seconds=settings.computer_game_max_seconds)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-__all__ = ["ABORT_SECONDS", "CLAIM_SECONDS", "ClockUpdate", "MAX_DAYS", "MAX_INCREMENT", "MAX_INITIAL", "PRESETS", "CORRESPONDENCE_DAYS", "TimeControl",
+__all__ = ["ABORT_SECONDS", "CLAIM_SECONDS", "COMPUTER_MAX_PLIES", "COMPUTER_MAX_SECONDS", "ClockUpdate", "MAX_DAYS", "MAX_INCREMENT", "MAX_INITIAL", "PRESETS", "CORRESPONDENCE_DAYS", "TimeControl",
            "left_now", "now_ms"]
 
 #: limits of ``POST /api/games`` (seconds): a real-time game is at most a day per seat, plus at most an hour a turn
@@ -40,6 +40,9 @@ ABORT_SECONDS = 30.0
 #: in a game without a clock, the other players may claim the game when the seat to decide has not moved for this
 #: long (``ringgames serve --limit claim_after_seconds=N``)
 CLAIM_SECONDS = 86_400.0
+#: a game of computers only is stopped (finished, no result) after this many plies or this long after its creation
+COMPUTER_MAX_PLIES = 600
+COMPUTER_MAX_SECONDS = 6 * 3600.0
 
 
 def now_ms() -> int:

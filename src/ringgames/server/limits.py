@@ -90,6 +90,9 @@ class Limits:
     abort_first_move_seconds: float = 30.0
     #: a game without a clock may be claimed by the others when the seat to decide has not moved for this long
     claim_after_seconds: float = 86_400.0
+    #: a game of computers only is stopped (finished, no result) after this many plies or seconds
+    computer_game_max_plies: int = 600
+    computer_game_max_seconds: float = 21_600.0
     #: where the rate counters live (a ``limits`` storage URI)
     storage: str = "memory://"
 

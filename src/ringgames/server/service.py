@@ -142,7 +142,7 @@ class Room:
     @property
     def over(self) -> bool:
         """The game is over: by its rules, a resignation, a draw, a flag — or aborted by the server."""
-        return self.row.status == "aborted" or self.state.is_terminal()
+        return self.row.status == "aborted" or bool(self.row.tags.get("stopped")) or self.state.is_terminal()
 
     def state_key(self) -> tuple:
         """Changes whenever what ``Hub.snapshot`` shows changes (moves, status, seats, tags, draw offers)."""
@@ -154,7 +154,8 @@ class Hub:
     def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, run_computers: bool = True,
                  room_idle_seconds: float = 600.0, max_rooms: int = 5000, run_clocks: bool | None = None,
                  clock_heartbeat: float = 1.0, abort_seconds: float = clk.ABORT_SECONDS,
-                 claim_seconds: float = clk.CLAIM_SECONDS):
+                 claim_seconds: float = clk.CLAIM_SECONDS, computer_max_plies: int = clk.COMPUTER_MAX_PLIES,
+                 computer_max_seconds: float = clk.COMPUTER_MAX_SECONDS):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
         watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
@@ -178,6 +179,9 @@ class Hub:
         self.abort_ms = max(100, int(abort_seconds * 1000))
         #: in a game without a clock, the others may claim it when the seat to decide has not moved for this long
         self.claim_ms = max(100, int(claim_seconds * 1000))
+        #: games with computer seats only are stopped after this many plies or this long after their creation
+        self.computer_max_plies = computer_max_plies
+        self.computer_max_ms = int(computer_max_seconds * 1000)
         #: the site counts as down when no process beat for this long (checked when a process starts)
         self.clock_down_after_ms = int(self.clock_heartbeat_ms * 2.5)
         #: downtime credited to the running clocks when this process started (ms; 0: none)
@@ -499,7 +503,7 @@ class Hub:
     def _status(row: GameRow, state: State) -> str:
         if row.status == "aborted":
             return "aborted"
-        if state.is_terminal():
+        if state.is_terminal() or row.tags.get("stopped"):
             return "finished"
         if any(s["kind"] == "human" and not s["joined"] for s in row.seats):
             return "open"
@@ -1126,6 +1130,12 @@ class Hub:
                 seat = room.row.seats[p]
                 if seat["kind"] != "computer":
                     return
+                if all(s["kind"] == "computer" for s in room.row.seats) and (
+                        len(st.history) >= self.computer_max_plies
+                        or clk.now_ms() - _epoch_ms(room.row.created or _utcnow()) >= self.computer_max_ms):
+                    async with room.lock:
+                        await self._stop(room)
+                    return
                 ply = len(st.history)
                 serialized = st.serialize()
                 loop = asyncio.get_running_loop()
@@ -1155,17 +1165,31 @@ class Hub:
         except Exception:  # pragma: no cover - logged, the game waits
             log.exception("computer move failed in game %s", room.id)
 
+    async def _stop(self, room: Room) -> None:
+        """End a game of computers only that went on too long: finished, no result (``reason: "stopped"``),
+        so that such games cannot pile up. Caller holds room.lock."""
+        row = room.row
+        if room.over:
+            return
+        row.clocks = clk.left_now(row.clocks, row.clock_seat, row.clock_at, clk.now_ms())
+        row.clock_seat = row.clock_at = row.deadline = None
+        row.tags = {**row.tags, "stopped": True}
+        row.status = "finished"
+        await asyncio.to_thread(self._save_row, row)
+        await self.broadcast(room)
+
     # -- views -----------------------------------------------------------
     def snapshot(self, room: Room) -> dict:
         st, row = room.state, room.row
         g = st.game
         out = st.outcome()
-        terminal = out is not None or row.status == "aborted"
+        terminal = out is not None or room.over
         legal = [] if terminal else [st.action_to_string(a) for a in st.legal_actions()]
         allowed = self._preset_filter(room)
         if allowed is not None:
             legal = [x for x in legal if x in allowed]
-        reason: str | None = out.reason if out else "aborted" if row.status == "aborted" else None
+        reason: str | None = (out.reason if out else "aborted" if row.status == "aborted"
+                              else "stopped" if row.tags.get("stopped") else None)
         if out is not None and room.texts and room.texts[-1] in (TIME_TEXT, ABANDONED_TEXT):
             reason = room.texts[-1]  # the last entry, the resignation that ended the game, was a flag or a claim
         tc = clk.TimeControl.from_json(row.time_control)
@@ -1181,7 +1205,7 @@ class Hub:
             "status": row.status,
             "source": row.source,
             "setup": row.tags.get("setup"),
-            "tags": {k: v for k, v in row.tags.items() if k not in ("setup", "takeback")},
+            "tags": {k: v for k, v in row.tags.items() if k not in ("setup", "takeback", "stopped")},
             "ply": len(st.history),
             "position": st.position(),
             "to_move": None if terminal else st.current_player(),

@@ -71,6 +71,7 @@ function render() {
   let status;
   if (replay) status = t("game.replay_status", {i: replay.i, n: replay.positions.length - 1});
   else if (S.status === "aborted") status = t("game.aborted");
+  else if (S.reason === "stopped") status = t("game.stopped");
   else if (S.to_move === null) status = S.result === "draw" ? t("game.over_draw", {reason: reasonText(S.reason)})
     : t("game.over_won", {winners: S.winners.map(w => t("game.player_seat", {name: playerName(S.seats[w]), seat: seatName(w)})).join(" + "), reason: reasonText(S.reason)});
   else status = t(canAct() ? "game.to_act_mine" : "game.to_act", {name: playerName(S.seats[S.to_move]), seat: seatName(S.to_move), phase: d.phase || t("phase.play")});
