@@ -53,6 +53,12 @@ def test_lobby_presets_and_correspondence(server, page_factory):
     gid = ann.url.rsplit("/", 1)[1]
     g = httpx.get(f"{server.url}/api/games/{gid}").json()
     assert g["time_control"]["label"] == "300+3"
+    # the lobby lists the game with its time control and how long the player to move has left
+    lobby = page_factory()
+    lobby.goto(server.url + "/")
+    row = lobby.locator(f'#live tr:has(a[href="/game/{gid}"])')
+    row.wait_for()
+    assert re.fullmatch(r"5\+3 · 4:5\d left to move", row.locator("td").last.inner_text())
     # correspondence: days per move, shown in days and hours
     page = page_factory()
     page.goto(server.url + "/")

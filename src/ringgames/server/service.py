@@ -1241,7 +1241,8 @@ class Hub:
         return [{"id": r.id, "game": r.game, "variant": r.variant, "players": r.players, "status": r.status,
                  "source": r.source, "result": r.result, "ply": r.ply,
                  "time_control": (tc := clk.TimeControl.from_json(r.time_control)) and tc.label,
-                 "clock_running": r.clock_seat, "time_left": None if r.deadline is None else max(0, r.deadline - now),
+                 "clock_running": r.clock_seat,
+                 "time_left": None if r.clock_seat is None else (clk.left_now(r.clocks, r.clock_seat, r.clock_at, now) or [0] * r.players)[r.clock_seat],
                  "seats": [{"name": x["name"], "kind": x["kind"], "open": bool(x.get("open")) and not x.get("joined")} for x in r.seats],
                  "updated": r.updated.isoformat() if r.updated else None} for r in rows]
 

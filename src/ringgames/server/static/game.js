@@ -27,13 +27,6 @@ function clockLeft(i) {
   const ms = CLOCK.left[i] - (CLOCK.running === i ? performance.now() - CLOCK.at : 0);
   return Math.max(0, ms);
 }
-function clockText(ms) {
-  const tc = S.time_control;
-  if (tc.days && ms >= 86400000) return t("clock.days_hours", {d: Math.floor(ms / 86400000), h: Math.floor(ms / 3600000) % 24});
-  if (ms < 10000 && !tc.days) return (Math.floor(ms / 100) / 10).toFixed(1);
-  const s = Math.floor(ms / 1000), two = (x) => String(x).padStart(2, "0");
-  return s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
-}
 function isLow(ms) {  // real time: under 20 s, or a quarter of the initial time if that is less; correspondence: 12 h
   const tc = S.time_control;
   return tc.days ? ms < 12 * 3600000 : ms < Math.min(20000, tc.initial * 250);
@@ -46,7 +39,7 @@ function tick() {  // redraw the clocks (every 100 ms); offer the claim once the
   if (!CLOCK) return;
   for (const el of document.querySelectorAll("#seats .clock")) {
     const i = +el.dataset.seat, ms = clockLeft(i), low = isLow(ms);
-    el.textContent = clockText(ms);
+    el.textContent = formatClock(ms, S.time_control.days);
     el.classList.toggle("running", CLOCK.running === i);
     el.classList.toggle("low", low);
     el.title = low ? t("clock.low") : "";

@@ -57,7 +57,8 @@ async function lists() {
       h("td", {}, h("a", {href: `/game/${g.id}`}, `${META[g.game] ? META[g.game].title : g.game} ${tOr(`variant.${g.variant}`, g.variant)}`)),
       h("td", {}, g.seats.map(s => s.open ? t("lobby.open_seat") : playerName(s)).join(" · ")),
       h("td", {}, tn("lobby.plies", g.ply)),
-      h("td", {class: "muted"}, tcLabel(g.time_control))));
+      h("td", {class: "muted"}, tcLabel(g.time_control)
+        + (g.time_left !== null && g.time_left !== undefined ? ` · ${t("lobby.time_left", {time: formatClock(g.time_left, /d$/.test(g.time_control))})}` : ""))));
     $(st).replaceChildren(...(rows.length ? rows : [h("tr", {}, h("td", {class: "muted"}, t("lobby.none")))]));
   }
 }
