@@ -35,7 +35,7 @@ function tick() {  // redraw the clocks (every 100 ms); offer the claim once the
   if (!S) return;
   const claimable = CLAIM_AT !== null && performance.now() >= CLAIM_AT && S.to_move !== null && !replay
     && MINE.some(i => i !== S.to_move && S.active.includes(i)) && !MINE.includes(S.to_move);
-  $("claim").hidden = !claimable;
+  if ($("claim").hidden === claimable) $("claim").hidden = !claimable;  // only when it changes
   if (!CLOCK) return;
   for (const el of document.querySelectorAll("#seats .clock")) {
     const i = +el.dataset.seat, ms = clockLeft(i), low = isLow(ms);
