@@ -832,6 +832,7 @@ class Hub:
         st.undo_action()
         upd = clk.after_entry(tc, row.clocks, p, row.clock_at, p, next_seat, now, turn_action=False)
         values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": [], **upd.row_values()}
+        values["deadline"] = self._abort_cap(room, tc, upd.clock_seat, upd.clock_at, upd.deadline)  # RINGS plays on
         move = {"game_id": room.id, "ply": ply, "action": RESIGN, "text": TIME_TEXT, "seat": p, "created": _utcnow(),
                 "spent_ms": upd.spent_ms, "left_ms": 0}
         self.flags_tried += 1
