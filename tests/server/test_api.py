@@ -25,7 +25,7 @@ def test_create_and_play_and_moves_in_notation(client):
     r = client.post(f"/api/games/{gid}/actions", json={"action": "E5", "ply": 0})
     assert r.status_code == 200, r.text
     s = r.json()
-    assert s["moves"] == [{"ply": 0, "seat": 0, "text": "e5"}] and s["to_move"] == 1
+    assert s["moves"] == [{"ply": 0, "seat": 0, "text": "e5", "spent_ms": None, "left_ms": None}] and s["to_move"] == 1
     assert "e5" not in s["legal"] and len(s["legal"]) == 84
     expected = ringgames.load_game("yinsh").new_initial_state()
     expected.play("e5")
@@ -149,7 +149,7 @@ def test_resign_and_draw(client):
     client.cookies.clear()
     r = client.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": t1})
     assert r.status_code == 200 and r.json()["result"] == "white" and r.json()["reason"] == "resign"
-    assert r.json()["moves"][-1] == {"ply": 0, "seat": 1, "text": "resign"}
+    assert r.json()["moves"][-1] == {"ply": 0, "seat": 1, "text": "resign", "spent_ms": None, "left_ms": None}
     r = client.post("/api/games/nothere/resign", json={})
     assert r.status_code == 404
 

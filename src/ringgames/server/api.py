@@ -24,8 +24,9 @@ from fastapi import (
 )
 from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 
+from . import clocks as clk
 from . import seats as seat_tokens
 from .errors import ApiError
 from .limits import MAX_SEATS, client_of, read_uploads
@@ -56,7 +57,8 @@ router = APIRouter(prefix="/api", dependencies=[Depends(same_site_only)], genera
 
 COOKIE = "rg_{}"
 #: game tags the site keeps for itself: never written into an exported record
-INTERNAL_TAGS = frozenset({"setup", "file", "rematch", "creator_hash", "ended", "Result", "Termination", "Position"})
+INTERNAL_TAGS = frozenset({"setup", "file", "rematch", "creator_hash", "ended", "takeback", "stopped", "Result", "Termination",
+                           "Position", "TimeControl"})
 #: game ids: ``secrets.token_hex(6)`` today; anything else of this shape is simply not found
 GameId = Annotated[str, Path(pattern=r"^[0-9A-Za-z_-]{1,32}$", description="the game's id")]
 SeatTokenHeader = Annotated[str | None, Header(alias="X-Seat-Token", max_length=1100,
@@ -107,8 +109,31 @@ def _seat_kind(v: object) -> str:
 AnySeat = Annotated[Annotated[SeatSpec, Tag("human")] | Annotated[ComputerSeatSpec, Tag("computer")], Discriminator(_seat_kind)]
 
 
-class CreateGame(BaseModel):
+class ClockIn(BaseModel):
+    """A real-time clock (Fischer): ``initial`` seconds per seat, ``increment`` seconds added when a turn ends."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": [{"initial": 300, "increment": 3}]})
+
+    initial: Annotated[float, Field(ge=1, le=clk.MAX_INITIAL, allow_inf_nan=False)] = Field(
+        ..., description=f"seconds per seat, 1 to {clk.MAX_INITIAL:,} (a day)")
+    increment: Annotated[float, Field(ge=0, le=clk.MAX_INCREMENT, allow_inf_nan=False)] = Field(
+        0, description=f"seconds added at the end of each turn, 0 to {clk.MAX_INCREMENT:,}")
+
+
+class CorrespondenceIn(BaseModel):
+    """Correspondence: ``days`` per move (the clock is set back to that when a turn ends)."""
+
     model_config = STRICT
+
+    days: Annotated[int, Field(ge=1, le=clk.MAX_DAYS), BeforeValidator(_whole)] = Field(
+        ..., description=f"days per move, 1 to {clk.MAX_DAYS} (the lobby offers {', '.join(map(str, clk.CORRESPONDENCE_DAYS))})")
+
+
+class CreateGame(BaseModel):
+    # a clock or days per move, not both (said in the OpenAPI description too)
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"not": {
+        "required": ["clock", "correspondence"],
+        "properties": {"clock": {"type": "object"}, "correspondence": {"type": "object"}}}})
 
     game: str = Field(..., max_length=32, description="yinsh, gyges or rings")
     variant: str | None = Field(None, max_length=32, description="YINSH: standard|blitz; Gygès: standard|beginner")
@@ -117,6 +142,21 @@ class CreateGame(BaseModel):
                                   description=f"one per player, in seat order (at most {MAX_SEATS})")
     setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode (other games have no "
                                                                              "setup: leave it out or free, else 400 bad_setup)")
+    clock: ClockIn | None = Field(None, description="a real-time clock; without clock or correspondence, no clock")
+    correspondence: CorrespondenceIn | None = Field(None, description="days per move (not with clock)")
+
+    @model_validator(mode="after")
+    def _one_time_control(self) -> CreateGame:
+        if self.clock is not None and self.correspondence is not None:
+            raise ValueError("a game has a real-time clock or days per move, not both")
+        return self
+
+    def time_control(self) -> dict | None:
+        if self.clock is not None:
+            return {"initial": self.clock.initial, "increment": self.clock.increment}
+        if self.correspondence is not None:
+            return {"days": self.correspondence.days}
+        return None
 
     @field_validator("seats", mode="before")
     @classmethod
@@ -162,6 +202,13 @@ class DrawIn(BaseModel):
     what: Literal["offer", "accept", "decline"]
 
 
+class TakebackIn(BaseModel):
+    model_config = STRICT
+
+    what: Literal["ask", "accept", "decline"] = Field(..., description="ask to take back your last turn, or answer the "
+                                                                        "opponent's request (decline also withdraws your own)")
+
+
 class ChatIn(BaseModel):
     model_config = STRICT
 
@@ -190,7 +237,7 @@ def remember(response: Response, request: Request, gid: str, new: list[str]) -> 
 
 
 def view(hub: Hub, room, tokens: list[str]) -> dict:
-    snap = hub.snapshot(room)
+    snap = {**hub.snapshot(room), **hub.clock_view(room)}
     snap["my_seats"] = hub.seats_for(room, tokens)
     return snap
 
@@ -221,9 +268,9 @@ async def get_meta():
     return out
 
 
-@router.get("/games", summary="List games, most recently changed first", description="status: open (a seat anyone may take; games waiting for an invited friend are not listed), live, finished, archived",
+@router.get("/games", summary="List games, most recently changed first", description="status: open (a seat anyone may take; games waiting for an invited friend are not listed), live, finished, archived, aborted (a first move did not come in time)",
             response_model=GameList, responses=errors(400))
-async def list_games(request: Request, status: Literal["open", "live", "finished", "archived"] | None = None,
+async def list_games(request: Request, status: Literal["open", "live", "finished", "archived", "aborted"] | None = None,
                      limit: Annotated[int, Query(ge=1, le=500)] = 100):
     return {"games": await asyncio.to_thread(hub_of(request).list_games, status, limit)}
 
@@ -238,7 +285,7 @@ async def create_game(body: CreateGame, request: Request, response: Response):
     hub = hub_of(request)
     creator = seat_tokens.new_token() if all(s.kind == "computer" for s in body.seats) else None
     room, mine, invites = await hub.create(body.game, body.variant, body.players, [s.model_dump() for s in body.seats],
-                                           body.setup, client=client_of(request.scope), creator=creator)
+                                           body.setup, body.time_control(), client=client_of(request.scope), creator=creator)
     remember(response, request, room.id, list(mine.values()) + ([creator] if creator else []))
     out = view(hub, room, list(mine.values()))
     out["tokens"] = {str(k): v for k, v in mine.items()}
@@ -309,6 +356,28 @@ async def draw(gid: GameId, body: DrawIn, request: Request, x_seat_token: SeatTo
     return view(hub, await hub.draw(gid, toks, body.what), toks)
 
 
+@router.post("/games/{gid}/takeback", summary="Ask for, accept or decline a takeback of the asker's last turn", response_model=GameView,
+             description="The last turn of the asking seat, and whatever was played after it, is undone once every other human "
+                         "seat still playing accepts (at once against the computer); clocks are restored from the stored times. "
+                         "409 no_takeback: nothing to take back (or no request to answer); takeback_pending: one is asked for already.",
+             responses=errors(*GAME, *POST, 409))
+async def takeback(gid: GameId, body: TakebackIn, request: Request, x_seat_token: SeatTokenHeader = None):
+    hub = hub_of(request)
+    toks = tokens_of(request, gid)
+    return view(hub, await hub.takeback(gid, toks, body.what), toks)
+
+
+@router.post("/games/{gid}/claim", summary="Claim the game against the seat to move, which stays away", response_model=GameView,
+             description="In a game without a clock, once the seat to move has made no move for `claim_after_seconds` (a day; "
+                         "`claim_in` in the state says how long is left), another player may end the game: the absent seat "
+                         "is treated as resigned (reason abandoned). 409 not_claimable: too early, or a clock decides.",
+             responses=errors(*GAME, *POST, 409))
+async def claim(gid: GameId, request: Request, x_seat_token: SeatTokenHeader = None):
+    hub = hub_of(request)
+    toks = tokens_of(request, gid)
+    return view(hub, await hub.claim(gid, toks), toks)
+
+
 @router.post("/games/{gid}/chat", summary="Say something in the game's chat", response_model=Ok, responses=errors(*GAME, *POST, 422, 429))
 async def post_chat(gid: GameId, body: ChatIn, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
@@ -332,7 +401,7 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
     mine = hub.seats_for(old, tokens_of(request, gid))
     if not mine:
         raise ApiError(403, "not_your_seat", "only players can ask for another game")
-    if not old.state.is_terminal():
+    if not old.over:
         raise ApiError(409, "game_not_over", "the game is still being played")
     invites: dict[int, str] = {}
     async with old.lock:  # one new game per finished game: whoever asks second gets their seats in the first one's game
@@ -350,7 +419,8 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
                     seats.append({"kind": "reserved", "name": s["name"], "reserved_hash": s["token_hash"]})
                 else:  # nobody ever took it: waiting for a player as before
                     seats.append({"kind": "open" if s.get("open") else "invite"})
-            room, toks, invites = await hub.create(old.row.game, old.row.variant, old.row.players, seats, old.row.tags.get("setup"))
+            room, toks, invites = await hub.create(old.row.game, old.row.variant, old.row.players, seats, old.row.tags.get("setup"),
+                                                   old.row.time_control)
             old.row.tags = {**old.row.tags, "rematch": room.id}
             await asyncio.to_thread(hub._save_row, old.row)
         else:
@@ -378,12 +448,20 @@ async def get_positions(gid: GameId, request: Request):
 async def get_record(gid: GameId, request: Request):
     from ..records import Record
 
-    room = await hub_of(request).room(gid)
+    hub = hub_of(request)
+    room = await hub.room(gid)
     tags = {room.state.game.seat_names[i].capitalize(): s["name"] for i, s in enumerate(room.row.seats)}
     # an imported record's own tags (Event, Site, Round, custom ones; its seat names as written) go back out;
     # the site's internal tags do not
     tags.update({k: str(v) for k, v in room.row.tags.items() if k not in INTERNAL_TAGS})
-    return Record.from_state(room.state, tags).dumps()
+    tc = clk.TimeControl.from_json(room.row.time_control)
+    if tc is not None:
+        tags["TimeControl"] = tc.label
+    rec = Record.from_state(room.state, tags, room.times if tc is not None else None)
+    reason = hub.snapshot(room)["reason"]
+    if reason in ("time", "aborted"):  # the protocol knows these as a resignation / an unfinished game
+        rec.tags["Termination"] = reason
+    return rec.dumps()
 
 
 @router.post("/import", summary="Import game records (boardspace YINSH, .rgn); each file is reported separately",

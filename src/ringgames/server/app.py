@@ -66,7 +66,9 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     settings = limits or _limits.Limits()
     hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay, room_idle_seconds=settings.room_idle_seconds,
               max_rooms=settings.max_rooms, computer_games_per_client=settings.computer_games_per_client,
-              computer_games_total=settings.computer_games_total, computer_game_actions=settings.computer_game_actions)
+              computer_games_total=settings.computer_games_total, computer_game_actions=settings.computer_game_actions,
+              clock_heartbeat=settings.clock_heartbeat_seconds, abort_seconds=settings.abort_first_move_seconds,
+              claim_seconds=settings.claim_after_seconds, computer_max_seconds=settings.computer_game_max_seconds)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

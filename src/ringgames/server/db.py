@@ -12,11 +12,22 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, create_engine, event
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+)
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-__all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "make_engine", "migrate", "default_sqlite_url"]
+__all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "ClockSite", "make_engine", "migrate", "default_sqlite_url"]
 
 
 def _now() -> datetime:
@@ -47,6 +58,16 @@ class GameRow(Base):
     ply: Mapped[int] = mapped_column(Integer, default=0)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
+    # -- clocks (migration 0004; ``server/clocks.py``, docs/time-controls.md). Times are milliseconds since the epoch.
+    #: ``{"initial": s, "increment": s}`` (real time, Fischer) or ``{"days": n}`` (correspondence); None: no clock
+    time_control: Mapped[dict | None] = mapped_column(JSON, nullable=True, default=None)
+    #: milliseconds left per seat, as of ``clock_at`` (the running seat's clock is charged from then on)
+    clocks: Mapped[list | None] = mapped_column(JSON, nullable=True, default=None)
+    #: the seat whose clock runs (None: no clock runs: no time control, not started, or the game is over)
+    clock_seat: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
+    clock_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True, default=None)
+    #: when the running clock reaches zero (``clock_at + clocks[clock_seat]``): every process polls this column
+    deadline: Mapped[int | None] = mapped_column(BigInteger, nullable=True, default=None, index=True)
 
 
 class MoveRow(Base):
@@ -62,6 +83,10 @@ class MoveRow(Base):
     text: Mapped[str] = mapped_column(String(64))
     seat: Mapped[int] = mapped_column(Integer)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    #: clocked games: milliseconds the seat's clock ran for this action, and what it had left after it
+    #: (increment included when the action ended the seat's turn); None without a clock
+    spent_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True, default=None)
+    left_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True, default=None)
 
 
 class ChatRow(Base):
@@ -72,6 +97,17 @@ class ChatRow(Base):
     name: Mapped[str] = mapped_column(String(64))
     text: Mapped[str] = mapped_column(Text)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class ClockSite(Base):
+    """One row (id 1): the last time any server process was alive (``alive_ms``, beaten every second or so).
+    A process that starts and finds it stale knows the whole site was down since then, and does not charge
+    that time to the running clocks (``clocks.py``)."""
+
+    __tablename__ = "clock_site"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    alive_ms: Mapped[int] = mapped_column(BigInteger)
 
 
 def default_sqlite_url() -> str:

@@ -29,6 +29,10 @@ function animationsOn() {  // remembered per browser; off by default for those w
   const v = localStorage.getItem("rg_anim");
   return v === null ? !REDUCED_MOTION.matches : v === "1";
 }
+// the clocks: ms left per seat as the server last said, and when that arrived (ticked down locally in between)
+let CLOCK = null;
+// games without a clock: when (performance.now()) the others may claim the game against the seat to move
+let CLAIM_AT = null;
 
 function err(msg) { $("err").textContent = msg || ""; }
 const seatName = (i) => tOr(`seat.${S.seat_names[i]}`, S.seat_names[i]);
@@ -41,6 +45,38 @@ function send(action) {
   if (!ws || ws.readyState !== 1) { err(t("game.not_connected")); return; }
   err("");
   ws.send(JSON.stringify({type: "action", action, ply: S.ply}));
+}
+
+function setState(state) {  // every server message corrects the clocks
+  S = state;
+  CLOCK = S.clocks ? {left: S.clocks.slice(), running: S.clock_running, at: performance.now()} : null;
+  CLAIM_AT = typeof S.claim_in === "number" ? performance.now() + S.claim_in : null;
+}
+function clockLeft(i) {
+  const ms = CLOCK.left[i] - (CLOCK.running === i ? performance.now() - CLOCK.at : 0);
+  return Math.max(0, ms);
+}
+function isLow(ms) {  // real time: under 20 s, or a quarter of the initial time if that is less; correspondence: 12 h
+  const tc = S.time_control;
+  return tc.days ? ms < 12 * 3600000 : ms < Math.min(20000, tc.initial * 250);
+}
+function tick() {  // redraw the clocks (every 100 ms); offer the claim once the player to move has been away long enough
+  if (!S) return;
+  const claimable = CLAIM_AT !== null && performance.now() >= CLAIM_AT && S.to_move !== null && !replay
+    && MINE.some(i => i !== S.to_move && S.active.includes(i)) && !MINE.includes(S.to_move);
+  if ($("claim").hidden === claimable) $("claim").hidden = !claimable;  // only when it changes
+  if (!CLOCK) return;
+  for (const el of document.querySelectorAll("#seats .clock")) {
+    const i = +el.dataset.seat, ms = clockLeft(i), low = isLow(ms);
+    el.textContent = formatClock(ms, S.time_control.days);
+    el.classList.toggle("running", CLOCK.running === i);
+    el.classList.toggle("low", low);
+    el.title = low ? t("clock.low") : "";
+  }
+}
+setInterval(tick, 100);
+function tcText(tc) {
+  return tc.days ? tn("time.days", tc.days) : `${+(tc.initial / 60).toFixed(2)}+${tc.increment}`;
 }
 
 function render() {
@@ -61,6 +97,8 @@ function render() {
   const d = board.describe(pos, toMove === null);
   let status;
   if (replay) status = t("game.replay_status", {i: replay.i, n: replay.positions.length - 1}) + (toMove === null ? ` · ${t("game.replay_over")}` : "");
+  else if (S.status === "aborted") status = t("game.aborted");
+  else if (S.reason === "stopped" && S.result !== "draw") status = t("game.stopped");  // computers stopped by the time limit (no result)
   else if (S.to_move === null) status = overText();
   else {
     const s = S.seats[S.to_move], phase = d.phase || t("phase.play");
@@ -76,7 +114,10 @@ function render() {
     h("span", {class: "sw", style: `background:${seatColour(i)}`}),
     t("game.seat_label", {seat: seatName(i)}), h("span", {class: "name"}, playerName(s)),
     MINE.includes(i) ? ` ${t("game.you")}` : "",
-    s.open ? h("button", {onclick: () => join(i, null)}, t("game.take_seat")) : "")));
+    s.open ? h("button", {onclick: () => join(i, null)}, t("game.take_seat")) : "",
+    CLOCK ? h("span", {class: "clock mono", "data-seat": i}) : "")));
+  $("tc").textContent = S.time_control ? t("game.time_control", {label: tcText(S.time_control)}) : "";
+  tick();
   const inv = JSON.parse(sessionStorage.getItem(`invites-${GID}`) || "{}");
   $("invites").replaceChildren(...Object.entries(inv).filter(([i]) => !S.seats[i].joined).map(([i, url]) =>
     h("p", {}, t("game.invite_link", {seat: seatName(i)}), h("a", {class: "invite", href: url, "data-invite": i}, url))));
@@ -112,11 +153,16 @@ function render() {
   $("draw-offer").hidden = !(!over && player && !offered && allHuman);
   $("draw-accept").hidden = !(!over && player && offered && !iOffered);
   $("draw-decline").hidden = !(!over && player && offered);
+  const tb = S.takeback, mineToUndo = S.moves.some(m => MINE.includes(m.seat) && !["resign", "draw", "time"].includes(m.text));
+  $("takeback-ask").hidden = !(!over && player && !tb && mineToUndo);
+  $("takeback-accept").hidden = !(!over && player && tb && !MINE.some(i => tb.accepted.includes(i)));
+  $("takeback-decline").hidden = !(!over && player && tb);
   const next = S.tags && S.tags.rematch;
   $("again").hidden = !(over && MINE.length && S.source !== "import");
   $("again").textContent = next ? t("game.again_join") : t("game.again");
   $("next-game").replaceChildren(...(over && next && !MINE.length ? [h("a", {href: `/game/${next}`}, t("game.watch_next"))] : []));
   $("result").textContent = offered && !over ? t("game.draw_offered", {names: S.draw_offers.map(i => S.seats[i].name).join(", ")})
+    : tb && !over ? t("game.takeback_asked", {name: playerName(S.seats[tb.seat])})
     : over && next && MINE.length ? t("game.rematch_started") : "";
   $("record").href = `/api/games/${GID}/record`;
   $("replaybar").hidden = !replay;
@@ -231,8 +277,8 @@ function connect() {
   ws.onopen = () => { retry = 0; err(""); };
   ws.onmessage = (ev) => {
     const m = JSON.parse(ev.data);
-    if (m.type === "hello") { S = m.state; MINE = m.my_seats; $("chatlog").replaceChildren(...m.chat.map(chatLine)); render(); }
-    else if (m.type === "state") { const old = S; S = m.state; soundsFor(old, S); if (replay && replay.positions.length !== S.moves.length + 1) showPly(replay.i); else render(); }
+    if (m.type === "hello") { setState(m.state); MINE = m.my_seats; $("chatlog").replaceChildren(...m.chat.map(chatLine)); render(); }
+    else if (m.type === "state") { const old = S; setState(m.state); soundsFor(old, S); if (replay && replay.positions.length !== S.moves.length + 1) showPly(replay.i); else render(); }
     else if (m.type === "chat") { $("chatlog").append(chatLine(m)); $("chatlog").scrollTop = 1e9; }
     else if (m.type === "error") { err(errorText({code: m.error, message: m.message})); if (m.error === "stale_ply") ws.send(JSON.stringify({type: "sync"})); if (m.error === "unknown_game") $("title").textContent = t("game.no_such_game"); }
   };
@@ -248,12 +294,16 @@ async function join(seat, token) {
 }
 
 async function post(path, json) {
-  try { S = Object.assign(S, await api(`/api/games/${GID}/${path}`, {method: "POST", json})); render(); } catch (e) { err(errorText(e)); }
+  try { setState(Object.assign(S, await api(`/api/games/${GID}/${path}`, {method: "POST", json}))); render(); } catch (e) { err(errorText(e)); }
 }
 $("resign").onclick = () => { if (confirm(t("game.resign_confirm"))) post("resign", {}); };
 $("draw-offer").onclick = () => post("draw", {what: "offer"});
 $("draw-accept").onclick = () => post("draw", {what: "accept"});
 $("draw-decline").onclick = () => post("draw", {what: "decline"});
+$("claim").onclick = () => post("claim", undefined);
+$("takeback-ask").onclick = () => post("takeback", {what: "ask"});
+$("takeback-accept").onclick = () => post("takeback", {what: "accept"});
+$("takeback-decline").onclick = () => post("takeback", {what: "decline"});
 $("legal-play").onclick = () => send($("legal").value);
 $("again").onclick = async () => {
   try {
