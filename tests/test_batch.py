@@ -295,3 +295,13 @@ def test_out_buffers_are_refilled_and_checked():
         env.legal_action_mask(out=np.zeros((4, 10), dtype=np.bool_))
     with pytest.raises(ValueError, match="out must be"):
         env.observation(out=np.zeros((4, *env.observation_shape), dtype=np.float64))
+
+
+def test_states_are_a_read_only_view_of_the_live_array():
+    env = BatchedEnv("yinsh", 4, seed=0)
+    view = env.states
+    with pytest.raises(ValueError):
+        view[0, :] = 12345
+    env.step(env.sample_random_actions(), validate=False)
+    assert np.array_equal(view, env.states) and view[0].any()  # a view: it follows the games
+    assert env.position(0)  # the games were not touched

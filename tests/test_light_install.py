@@ -1,5 +1,6 @@
-"""The rules and the AI work without the play site's packages (the ``server`` extra); ``serve`` and
-``import`` then say which extra to install. A fresh interpreter blocks the server packages' imports."""
+"""The rules and the AI work without the play site's packages (the ``server`` extra) and without Ray
+(the ``ray`` extra); ``serve`` and ``import``, and ``--ray``, then say which extra to install. A fresh
+interpreter blocks those packages' imports."""
 
 import json
 import subprocess
@@ -10,11 +11,12 @@ import pytest
 
 SERVER_MODULES = ["fastapi", "starlette", "uvicorn", "sqlalchemy", "alembic", "multipart", "python_multipart",
                   "orjson", "swagger_ui", "limits", "websockets", "httpx", "argon2", "itsdangerous", "openskill"]
+RAY_MODULES = ["ray"]  # the ray extra (--ray of match, strength, selfplay)
 
 BLOCKER = textwrap.dedent(f"""
     import sys
 
-    BLOCKED = set({SERVER_MODULES!r})
+    BLOCKED = set({SERVER_MODULES + RAY_MODULES!r})
 
     class Blocker:
         def find_spec(self, name, path=None, target=None):
@@ -85,6 +87,22 @@ def test_serve_and_import_name_the_extra_to_install(argv):
     assert "pip install 'ringgames[server]'" in r.stderr and "missing: fastapi, uvicorn, SQLAlchemy" in r.stderr
 
 
+@pytest.mark.parametrize("argv", [
+    ["match", "yinsh", "random", "random", "-n", "1", "--ray"],
+    ["match", "yinsh", "random", "random", "-n", "1", "--ray=10.0.0.1:6379"],
+    ["strength", "--game", "yinsh", "--levels", "1", "-n", "1", "--ray"],
+    ["selfplay", "yinsh", "--agent", "random", "-n", "1", "--out", "nowhere", "--ray"],
+])
+def test_ray_option_names_the_extra_to_install(argv):
+    r = run_blocked("""
+        from ringgames.cli import main
+        main()
+    """, *argv)
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr
+    assert "--ray needs the optional package 'ray'" in r.stderr and "pip install 'ringgames[ray]'" in r.stderr
+
+
 def test_pip_install_ringgames_installs_no_server_package():
     """The installed metadata: the core requirements are the rules' and the AI's; the site's are in ``server``."""
     import re
@@ -96,3 +114,13 @@ def test_pip_install_ringgames_installs_no_server_package():
     assert core == {"click", "tqdm", "numpy", "numba"}
     assert {"fastapi", "uvicorn", "sqlalchemy", "alembic", "python-multipart", "orjson", "swagger-ui-py", "babel", "jinja2", "limits",
             "argon2-cffi", "itsdangerous", "openskill"} <= server
+
+
+def test_ray_is_an_extra_of_its_own():
+    """``pyproject.toml`` (the installed metadata may be an older checkout's): Ray only in ``ray``."""
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())["project"]
+    assert project["optional-dependencies"]["ray"] == ["ray>=2.9,<3"]
+    assert not any(r.startswith("ray") for r in project["dependencies"])

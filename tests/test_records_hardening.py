@@ -364,3 +364,25 @@ def test_a_huge_action_is_refused_with_a_bounded_message(game, text):
     with pytest.raises(NotationError) as exc:
         s.string_to_action(text)
     assert len(str(exc.value)) < 300
+
+
+@pytest.mark.parametrize("text", ['[Game "gyges"]\n\n1. 321123 ...\n', '[Game "yinsh"]\n\n1. e3 ...\n',
+                                  '[Game "rings"]\n[Players "2"]\n\n1. K12 ...\n'])
+def test_turn_goes_on_only_where_the_turn_would_end_by_itself(text):
+    # YINSH and Gygès turns never end implicitly, and a RINGS placement without a possible conversion ends anyway
+    with pytest.raises(RecordError, match="only follows a turn that would otherwise end here"):
+        loads(text, "x.rgn")[0].replay()
+
+
+def test_turn_comments_are_kept_and_written_back():
+    from ringgames.records import Turn, loads, times_comment, turn_times
+
+    text = '[Game "yinsh"]\n[TimeControl "300+3"]\n\n1. e5 ; time=1.250 left=301.750\n2. f6   ;  a  free   comment\n3. d4\n'
+    (rec,) = loads(text)
+    assert [t.comment for t in rec.turns] == ["time=1.250 left=301.750", "a  free   comment", None]
+    assert turn_times(rec.turns[0]) == (1.25, 301.75) and turn_times(rec.turns[1]) is None
+    again = rec.dumps()
+    assert "1. e5 ; time=1.250 left=301.750\n2. f6 ; a free comment\n3. d4\n" in again
+    assert [t.comment for t in loads(again)[0].turns] == ["time=1.250 left=301.750", "a free comment", None]
+    assert times_comment(2350, 0) == "time=2.350 left=0.000" and turn_times(Turn(["x"], comment="time=2 left=0")) == (2.0, 0.0)
+    assert loads(again)[0].replay().position() == rec.replay().position()

@@ -1,4 +1,4 @@
-"""The ``ringgames`` command: perft, replay, play, bench, match, analyse, strength, selfplay.
+"""The ``ringgames`` command: perft, replay, play, bench, match, analyse, strength, selfplay, engine.
 
 Every command drives the games through the game protocol only.
 """
@@ -39,6 +39,11 @@ game_arg = click.argument("game", type=click.Choice(sorted(GAMES), case_sensitiv
 variant_opt = click.option("--variant", default=None, help="Variant (YINSH: standard|blitz; Gygès: standard|beginner).")
 players_opt = click.option("--players", type=int, default=None, help="Number of players (RINGS: 2–6).")
 position_opt = click.option("--position", default=None, help="Start from this position string.")
+ray_opt = click.option(
+    "--ray", "ray_address", is_flag=False, flag_value="", default=None, metavar="[ADDRESS]",
+    help="Play the games as Ray tasks (one CPU each) on the cluster at ADDRESS (HOST:PORT, ray://HOST:PORT, auto) "
+         "or, without it, on a new local Ray instance (all cores, or --jobs when given) or $RAY_ADDRESS if set; "
+         "same results as without. Needs 'ringgames[ray]'. Give it last or as --ray=ADDRESS.")
 moves_opt = click.option("--moves", default=None, help='Actions to play first, in notation, space-separated: "e3 a5 ...".')
 
 
@@ -205,9 +210,12 @@ def play(game, variant, players, position, moves, white, black, south, north, se
     names = g.seat_names
     click.echo(f"{g.title} ({g.variant}) — " + ", ".join(f"{n}: {s}" for n, s in zip(names, specs, strict=True)))
 
+    def record() -> Record:  # the seats' tags in every record this command prints or saves
+        return Record.from_state(state, {n.capitalize(): s for n, s in zip(names, specs, strict=True)})
+
     def finish(code=0):
         if save_path:
-            save_file(save_path, [Record.from_state(state, {n.capitalize(): s for n, s in zip(names, specs, strict=True)})])
+            save_file(save_path, [record()])
             click.echo(f"saved to {save_path}")
         sys.exit(code)
 
@@ -226,7 +234,7 @@ def play(game, variant, players, position, moves, white, black, south, north, se
         line = sys.stdin.readline()
         if not line:
             click.echo("\ninput ended; the game is unfinished. Record so far:")
-            click.echo(Record.from_state(state).dumps())
+            click.echo(record().dumps())
             finish(1)
         text = line.split(";")[0].strip()
         if not sys.stdin.isatty():
@@ -238,7 +246,7 @@ def play(game, variant, players, position, moves, white, black, south, north, se
             click.echo("legal: " + " ".join(state.action_to_string(a) for a in state.legal_actions()))
             continue
         if low == "quit":
-            click.echo(Record.from_state(state).dumps())
+            click.echo(record().dumps())
             finish(0)
         if low == "resign":
             state.resign(p)
@@ -273,14 +281,67 @@ def play(game, variant, players, position, moves, white, black, south, north, se
     finish(0)
 
 
-def _check_specs(specs):
+def _seconds(value: float, name: str) -> float:
+    """A positive, finite number of seconds (at most a day), else a usage error naming the option."""
+    if not (0 < value <= 86_400):  # also false for nan
+        raise click.BadParameter(f"{value} is not a number of seconds in (0, 86400]", param_hint=name)
+    return value
+
+
+def _check_db(url: str) -> None:
+    """Connect to the database once, so that a bad ``--db`` stops with the reason instead of a traceback."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+    except (SQLAlchemyError, ValueError):
+        raise click.BadParameter(f"{url[:80]!r} is not a database URL (sqlite:///PATH, postgresql+psycopg://...)",
+                                 param_hint="--db") from None
+    from .server.db import normalize_url
+
+    try:
+        engine = create_engine(normalize_url(url))
+        try:
+            with engine.connect():
+                pass
+        finally:
+            engine.dispose()
+    except (SQLAlchemyError, ImportError, ValueError) as exc:
+        reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:200]
+        raise click.ClickException(f"cannot open the database {shown}: {reason}") from None
+
+
+def _ray_setup(ray_address, jobs_param="jobs"):
+    """Checks ``--ray`` before a run: Ray importable (else the install hint, exit 1); returns the CPUs
+    of a local Ray instance (``--jobs`` when given on the command line, else None: all cores)."""
+    if ray_address is None:
+        return None
+    from .raytasks import RayError, check_address, require_ray
+
+    try:
+        require_ray()
+        check_address(ray_address)
+    except RayError as exc:
+        raise click.ClickException(str(exc)) from None
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source(jobs_param) == click.core.ParameterSource.COMMANDLINE:
+        return ctx.params[jobs_param]
+    return None
+
+
+def _check_specs(specs, external: bool = True):
     from .ai.agents import make_agent
 
     for spec in specs:
         try:
-            make_agent(spec)
+            agent = make_agent(spec, external=external)
         except ValueError as exc:
             raise click.BadParameter(str(exc)) from None
+        close = getattr(agent, "close", None)  # an external engine is only started by its first game
+        if close is not None:
+            close()
 
 
 @main.command()
@@ -293,12 +354,16 @@ def _check_specs(specs):
 @players_opt
 @click.option("--save", "save_dir", type=click.Path(file_okay=False), default=None, help="Write every game as .rgn here.")
 @click.option("--json", "as_json", is_flag=True, help="End with one JSON line: wins, draws, losses, score, elo, elo_low, elo_high.")
-def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
+@ray_opt
+def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, ray_address):
     """Play GAMES games between agent specs A B [C ...] (colours alternate).
 
     Agent specs: random, greedy, mcts:iterations=2000, mcts:time=1,
-    alphabeta:depth=3, alphabeta:time=2, level:4 ... Results are for the
-    first agent (A) against the others.
+    alphabeta:depth=3, alphabeta:time=2, level:4, baseline:5 (today's level 5,
+    frozen), "engine:CMD;movetime=500" (a program speaking the engine protocol,
+    docs/engine.md) ... Results are for the first agent (A) against the others;
+    a game an external engine spoils (illegal move, crash, timeout) is an error,
+    not a result.
     """
     from pathlib import Path
 
@@ -307,6 +372,7 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
     from .ai.match import run_match
     from .records import Record, save_file
 
+    ray_cpus = _ray_setup(ray_address)  # first: `--ray A B` takes A as the address
     if len(agents) < 2:
         raise click.UsageError("give at least two agent specs")
     g = _game(game, variant, players if players else (len(agents) if len(agents) > 2 else None))
@@ -315,7 +381,7 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
     _check_specs(agents)
 
     def saver(r):
-        if not save_dir:
+        if not save_dir or r.reason == "error":  # an error is no game record
             return
         Path(save_dir).mkdir(parents=True, exist_ok=True)
         st = g.new_initial_state()
@@ -325,18 +391,31 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
         save_file(Path(save_dir) / f"{game}-{r.index + 1:04d}.rgn", [Record.from_state(st, tags)])
 
     bar = tqdm(total=games, unit="game", file=sys.stderr, desc=f"{agents[0]} vs {' / '.join(agents[1:])}", leave=False)
-    res = run_match(game, list(agents), games=games, seed=seed, jobs=jobs, variant=variant,
-                    players=g.num_players, progress=bar, on_result=saver)
-    bar.close()
+    from .raytasks import RayError
+
+    try:
+        res = run_match(game, list(agents), games=games, seed=seed, jobs=jobs, variant=variant,
+                        players=g.num_players, progress=bar, on_result=saver, ray=ray_address, ray_cpus=ray_cpus)
+    except RayError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        bar.close()
     a = agents[0]
     click.echo(f"{g.title} ({g.variant}, {g.num_players} players): {a} vs {' / '.join(agents[1:])}, {res['games']} games")
-    click.echo(f"{a}: {res['wins']} wins, {res['draws']} draws, {res['losses']} losses; score {res['score']:.3f}")
-    clip = " (score at the edge: Elo clipped)" if res["elo_clipped"] else ""
-    click.echo(f"Elo difference: {res['elo']:+.0f} (95% CI {res['elo_low']:+.0f} to {res['elo_high']:+.0f}){clip}")
+    for err in res["errors"]:
+        click.echo(f"error (not counted): {err}")
+    if res["score"] is None:
+        click.echo("no game finished without an error: no score")
+    else:
+        click.echo(f"{a}: {res['wins']} wins, {res['draws']} draws, {res['losses']} losses; score {res['score']:.3f}"
+                   + (f" ({len(res['errors'])} games ended as errors, not counted)" if res["errors"] else ""))
+        clip = " (score at the edge: Elo clipped)" if res["elo_clipped"] else ""
+        elo = {k: round(res[k]) + 0 for k in ("elo", "elo_low", "elo_high")}  # whole numbers: no "-0"
+        click.echo(f"Elo difference: {elo['elo']:+d} (95% CI {elo['elo_low']:+d} to {elo['elo_high']:+d}){clip}")
     think = ", ".join(f"{k} {v / max(1, res['games']):.1f} s/game" for k, v in res["think_seconds"].items())
     click.echo(f"thinking time: {think}; mean game length {res['mean_actions']:.1f} actions")
     if as_json:
-        click.echo(json.dumps({k: res[k] for k in ("agents", "games", "wins", "draws", "losses", "score", "elo", "elo_low", "elo_high", "elo_clipped")}))
+        click.echo(json.dumps({k: res[k] for k in ("agents", "games", "wins", "draws", "losses", "score", "score_low", "score_high", "elo", "elo_low", "elo_high", "elo_clipped", "errors")}))
 
 
 @main.command()
@@ -345,7 +424,8 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json):
 @players_opt
 @position_opt
 @moves_opt
-@click.option("--time", "seconds", type=float, default=5.0, show_default=True, help="Search time in seconds.")
+@click.option("--time", "seconds", type=float, default=5.0, show_default=True, callback=lambda c, p, v: _seconds(v, "--time"),
+              help="Search time in seconds (more than 0, at most 86,400).")
 @click.option("--agent", "kind", type=click.Choice(["auto", "alphabeta", "mcts"]), default="auto", show_default=True,
               help="Search to use (auto: alpha-beta for two players, MCTS for more).")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -410,7 +490,10 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
 @click.option("--out", type=click.Path(dir_okay=False), default="docs/strength/report.md", show_default=True,
               help="Markdown summary of the whole ledger, rewritten at the end.")
 @click.option("--summary-only", is_flag=True, help="Only rewrite --out from the ledger.")
-def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, summary_only):
+@click.option("--against", default=None,
+              help="Play each level against this agent spec instead (e.g. baseline:5 or \"engine:CMD;movetime=500\").")
+@ray_opt
+def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, summary_only, against, ray_address):
     """Strength report: every level against random and against the level below.
 
     Resumable and divisible: each finished game is appended to --ledger at once,
@@ -427,9 +510,18 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
     lv = list(range(int(lo), int(hi or lo) + 1))
     names = [g for g in (list(games_) or list(GAMES)) if _available(g)]
     opp = ("random", "below") if opponents == "both" else (opponents,)
+    if against is not None:
+        _check_specs([against])
     if not summary_only:
-        pairs = [p for g in names for p in pairings(g, lv, scale, opp)]
-        run_pairings(pairs, games, seed, ledger, jobs=jobs, echo=lambda m: click.echo(m, err=True))
+        from .raytasks import RayError
+
+        ray_cpus = _ray_setup(ray_address)
+        pairs = [p for g in names for p in pairings(g, lv, scale, opp, against=against)]
+        try:
+            run_pairings(pairs, games, seed, ledger, jobs=jobs, echo=lambda m: click.echo(m, err=True),
+                         ray=ray_address, ray_cpus=ray_cpus)
+        except RayError as exc:
+            raise click.ClickException(str(exc)) from None
     lines = ["# Strength ledger summary", "",
              f"Generated by `ringgames strength` from `{ledger}` (one line per game; rerun with `--summary-only` "
              "to refresh). Score of the level in the row; 95% intervals (normal approximation). Targets: "
@@ -455,7 +547,7 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
 @click.option("--search-seconds", type=float, default=1.0, show_default=True,
               help="Time for each search-speed measurement from the start position (MCTS iterations/s, alpha-beta nodes/s); 0 leaves them out.")
 @click.option("--batch", "batch", is_flag=True,
-              help="Measure the batched environments instead (ringgames.batch: random steps/s, docs/research-batch.md); "
+              help="Measure the batched environments instead (ringgames.batch: random steps/s, docs/research.md, *Batched simulation*); "
                    "each run lasts --seconds, at most 1.")
 @click.option("--batch-size", type=click.IntRange(1, 1 << 20), default=1024, show_default=True, help="Games per batch (--batch).")
 @click.option("--repeats", type=click.IntRange(1, 100), default=3, show_default=True, help="Runs of each --batch figure (best and all runs reported).")
@@ -552,16 +644,38 @@ def _require_server(command: str) -> None:
 @players_opt
 @click.option("--per-file", type=click.IntRange(1), default=8, show_default=True, help="Games per Parquet file.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Base seed (each game and seat derives its own).")
-def selfplay(game, agent, games, out, jobs, variant, players, per_file, seed):
+@ray_opt
+def selfplay(game, agent, games, out, jobs, variant, players, per_file, seed, ray_address):
     """Write self-play games as Parquet, one row per decision (needs 'ringgames[rl]'); see docs/research.md."""
     from .rl.selfplay import cli_selfplay
 
     _game(game, variant, players)
-    _check_specs([agent])
+    _check_specs([agent], external=False)  # self-play records our own agents' search policies: no engine:
+    ray_cpus = _ray_setup(ray_address)
     try:
-        cli_selfplay(game, agent, games, out, jobs, variant, players, per_file, seed, click.echo)
+        cli_selfplay(game, agent, games, out, jobs, variant, players, per_file, seed, click.echo,
+                     ray=ray_address, ray_cpus=ray_cpus)
     except (ImportError, OSError, RingGamesError) as exc:
         raise click.ClickException(str(exc)) from None
+
+
+@main.command()
+@click.option("--game", "game_name", default="yinsh", show_default=True, type=click.Choice(sorted(GAMES), case_sensitive=False),
+              help="Initial game (the controller may change it with setoption).")
+@variant_opt
+@players_opt
+@click.option("--level", default="3", show_default=True,
+              help="Initial level: 1–5, baseline:N, or an agent spec such as alphabeta:time=1.")
+@click.option("--seed", type=int, default=None, help="Seed of the searching agent (repeatable play).")
+def engine(game_name, variant, players, level, seed):
+    """Speak the engine protocol (RGI, like UCI) on stdin/stdout; see docs/engine.md."""
+    from .engine import Engine, ProtocolError, run
+
+    try:
+        Engine(lambda line: None, game=game_name, variant=variant, players=players, level=level, seed=seed)
+    except (ValueError, ProtocolError) as exc:
+        raise click.BadParameter(str(exc)) from None
+    sys.exit(run(game=game_name, variant=variant, players=players, level=level, seed=seed))
 
 
 @main.command()
@@ -591,28 +705,62 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
     """Run the play site (lobby, games, archive, JSON API at /docs). Needs the ``server`` extra."""
     _require_server("serve")
     import uvicorn
+    from limits.errors import ConfigurationError
 
     from .server.app import create_app
     from .server.db import default_sqlite_url
-    from .server.limits import Limits
+    from .server.limits import Limits, RateLimits
 
     try:
         limits = Limits.from_options(limit_options)
+        RateLimits(limits)  # the rate limits' storage URL is read here: a bad one stops serve with the reason
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--limit") from None
+    except ConfigurationError as exc:
+        raise click.BadParameter(f"storage={limits.storage}: {exc}"[:300], param_hint="--limit") from None
 
     url = db_url or default_sqlite_url()
+    _check_db(url)
     if url.startswith("sqlite:///"):
         click.echo(f"database: SQLite file {url[len('sqlite:///'):]}")
     else:
         click.echo(f"database: {url.split('@')[-1]}")
+    problem = _cannot_listen(host, port)
+    if problem:
+        click.echo(f"error: {problem}", err=True)
+        sys.exit(1)
     click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
     app = create_app(url, ai_workers=ai_workers, ai_delay=ai_delay, allowed_origins=allowed_origins,
                      behind_https=behind_https, limits=limits)
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression,
                 proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or None,
                 # a hard stop far above the app's own per-message limit (which answers with the reason)
-                ws_max_size=max(4 * limits.ws_message_bytes, 1024 * 1024))
+                ws_max_size=max(4 * limits.ws_message_bytes, 1024 * 1024),
+                # an idle keep-alive connection is closed after 5 s; slow or incomplete requests (slowloris) are
+                # not timed out by uvicorn at all: a reverse proxy in front must do that (docs/security.md)
+                timeout_keep_alive=5)
+
+
+def _cannot_listen(host: str, port: int) -> str | None:
+    """Why ``serve`` could not listen on ``host``:``port`` (the port in use, ...), or None: tried with a socket
+    bound the way uvicorn binds it (SO_REUSEADDR), then closed."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        return f"cannot listen on {host}: {exc.strerror or exc}"
+    family, kind, proto, _, addr = infos[0]
+    try:
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(addr)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return f"port {port} on {host} is in use (another server?); choose another with --port"
+        return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
 
 
 @main.command("import")
@@ -622,7 +770,8 @@ def import_(files, db_url):
     """Load game records (boardspace YINSH, .rgn) into the server's archive.
 
     A file that cannot be read or replayed is reported with its reason; the
-    others are imported all the same. Exit status 1 if any failed. Needs the ``server`` extra.
+    others are imported all the same; a game already in the archive is not imported again. Exit status 1
+    if any failed. Needs the ``server`` extra.
     """
     _require_server("import")
     import asyncio
@@ -632,11 +781,12 @@ def import_(files, db_url):
     from .server.service import Hub
 
     url = db_url or default_sqlite_url()
+    _check_db(url)
 
     async def run():
         hub = Hub(url, run_computers=False)  # a server may use this database: only `serve` plays computer seats
         await hub.start()
-        ok = bad = 0
+        ok = bad = dup = 0
         try:
             for f in files:
                 try:
@@ -649,23 +799,26 @@ def import_(files, db_url):
                     if r["ok"]:
                         ok += 1
                         click.echo(f"{f}: imported as {r['id']} ({r['game']}, {r['plies']} plies, result {r['result']})")
+                    elif r.get("duplicate"):
+                        dup += 1
+                        click.echo(f"{f}: already in the archive as {r['id']}, not imported again")
                     else:
                         bad += 1
                         click.echo(f"error: {r['error']}", err=True)
         finally:
             await hub.stop()
-        return ok, bad
+        return ok, bad, dup
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        ok, bad = asyncio.run(run())
+        ok, bad, dup = asyncio.run(run())
     else:  # called from code that already runs an event loop (tests, notebooks): use a thread of its own
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(1) as ex:
-            ok, bad = ex.submit(asyncio.run, run()).result()
-    click.echo(f"# {ok} game(s) imported, {bad} failed", err=True)
+            ok, bad, dup = ex.submit(asyncio.run, run()).result()
+    click.echo(f"# {ok} game(s) imported, {bad} failed" + (f", {dup} already in the archive" if dup else ""), err=True)
     sys.exit(1 if bad else 0)
 
 

@@ -238,7 +238,8 @@ class Game(abc.ABC):
         lo, hi = self.player_range
         players = lo if players is None else int(players)
         if not lo <= players <= hi:
-            raise ValueError(f"{self.title} is played by {lo}–{hi} players, not {players}")
+            count = f"{lo} players" if lo == hi else f"{lo}–{hi} players"
+            raise ValueError(f"{self.title} is played by {count}, not {players}")
         self.variant = variant
         self.num_players = players
 

@@ -25,8 +25,12 @@ The ``.rgn`` format is PGN-like::
   defaults; ``Position`` gives a start position string.
 * Then one **turn** per line: the actions one player takes in a row, in the
   game's notation, separated by spaces. A move number such as ``12.`` may lead
-  a line; ``;`` starts a comment. ``resign`` (optionally ``resign <seat>``) and
-  ``draw`` (agreed) are special lines.
+  a line; ``;`` starts a comment, which the reader keeps with the turn
+  (:attr:`Turn.comment`) and :meth:`Record.dumps` writes back. Games played on a
+  clock carry ``[TimeControl "300+3"]`` (seconds + increment, or ``"3d"``: days per
+  move) and per turn a comment ``time=2.350 left=301.650`` (seconds the turn took,
+  seconds left after it; :func:`turn_times` reads it). ``resign`` (optionally
+  ``resign <seat>``) and ``draw`` (agreed) are special lines.
 * Where the rules wait for a decision that ends the turn (RINGS' ``end``) a
   line ends its turn implicitly. ``...`` as the last token of the last line
   says that the turn is **not** ended (a record saved in the middle of a turn).
@@ -57,7 +61,7 @@ True
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,6 +100,19 @@ class Turn:
     where: str = ""
     player: int | None = None
     wheres: list[str] | None = None
+    #: the comment of the turn's line (after ``;``), kept by the reader and written back by ``dumps``
+    comment: str | None = None
+
+
+def turn_times(turn: Turn) -> tuple[float, float] | None:
+    """``(seconds the turn took, seconds left after it)`` from a ``time=S left=S`` comment, or None."""
+    m = re.search(r"(?:^|\s)time=([0-9]+(?:\.[0-9]+)?)\s+left=([0-9]+(?:\.[0-9]+)?)(?:\s|$)", turn.comment or "")
+    return (float(m.group(1)), float(m.group(2))) if m else None
+
+
+def times_comment(spent_ms: int, left_ms: int) -> str:
+    """The comment :func:`turn_times` reads: ``time=2.350 left=301.650``."""
+    return f"time={spent_ms / 1000:.3f} left={left_ms / 1000:.3f}"
 
 
 @dataclass
@@ -110,8 +127,11 @@ class Record:
 
     # -- building --------------------------------------------------------
     @classmethod
-    def from_state(cls, state: State, tags: dict[str, str] | None = None) -> Record:
-        """A record of ``state``'s history; one turn per run of actions by one player."""
+    def from_state(cls, state: State, tags: dict[str, str] | None = None,
+                   times: Sequence[tuple[int | None, int | None]] | None = None) -> Record:
+        """A record of ``state``'s history; one turn per run of actions by one player. ``times``: per history
+        entry, the milliseconds its seat's clock ran for it and had left after it (None: no clock); each turn
+        then gets the comment ``time=S left=S`` (the sum of its entries, what was left after its last)."""
         game = state.game
         params = game.params()
         head = {"Game": game.name, "Variant": params.get("variant", ""), "Players": params.get("players", "")}
@@ -126,10 +146,18 @@ class Record:
         turns: list[Turn] = []
         cur: Turn | None = None
         hist = state.history
+        spent: dict[int, list[tuple[int, int]]] = {}  # id(turn) -> the entries' times
+
+        def note(turn: Turn, i: int) -> None:
+            t = times[i] if times is not None and i < len(times) else None
+            if t is not None and t[0] is not None and t[1] is not None:
+                spent.setdefault(id(turn), []).append((t[0], t[1]))
+
         for i, (e, s) in enumerate(state.replay_history()):
             if e.action == RESIGN:
                 tok = "resign" if e.seat == e.to_move else f"resign {game.seat_names[e.seat]}"
                 turns.append(Turn([tok]))
+                note(turns[-1], i)
                 cur = None
                 continue
             if e.action == AGREED_DRAW:
@@ -150,6 +178,10 @@ class Record:
                 turns.append(cur)
             if not omit:
                 cur.tokens.append(e.text)
+            note(cur, i)
+        for t in turns:
+            if id(t) in spent:
+                t.comment = times_comment(sum(x for x, _ in spent[id(t)]), spent[id(t)][-1][1])
         turns = [t for t in turns if t.tokens]
         # saved in the middle of a turn that replay would end implicitly: say that it goes on
         if (
@@ -229,6 +261,12 @@ class Record:
                     if isinstance(exc, IllegalActionError) and exc.legal and len(exc.legal) <= 40:
                         msg += f" (legal: {' '.join(exc.legal)})"
                     raise RecordError(msg) from None
+            if goes_on and (state.is_terminal() or line_player is None or state.current_player() != line_player
+                            or state.implicit_turn_end() is None):
+                raise RecordError(
+                    f"{self._where(turn, n, len(turn.tokens) - 1)}: {TURN_GOES_ON!r} (turn not ended) only follows a turn"
+                    " that would otherwise end here (RINGS: a conversion still possible)"
+                )
             if not state.is_terminal() and line_player is not None and state.current_player() == line_player:
                 nxt = self.turns[n].tokens[0].lower() if n < len(self.turns) and self.turns[n].tokens else ""
                 # a resignation (or draw) may interrupt a turn: the line before it then ends its turn only if it says so
@@ -252,7 +290,8 @@ class Record:
         lines = [f'[{k} "{_escape(v)}"]' for k, v in self.tags.items()]
         lines.append("")
         for i, t in enumerate(self.turns, 1):
-            lines.append(f"{i}. {' '.join(t.tokens)}")
+            comment = " ".join((t.comment or "").split())  # one line
+            lines.append(f"{i}. {' '.join(t.tokens)}" + (f" ; {comment}" if comment else ""))
         return "\n".join(lines) + "\n"
 
     def __repr__(self) -> str:
@@ -319,6 +358,7 @@ def _parse_rgn(text: str, source: str) -> list[Record]:
                 cur.game = val.lower()
             continue
         in_tags = False
+        comment = raw.split(";", 1)[1].strip() if ";" in raw else None
         if cur is None:
             raise RecordError(f"{source}: line {lineno}: moves before any [Game \"...\"] tag")
         tokens = line.split()
@@ -330,7 +370,7 @@ def _parse_rgn(text: str, source: str) -> list[Record]:
             continue
         if tokens[0].lower() == "resign":
             tokens = [" ".join(tokens)]
-        cur.turns.append(Turn(tokens, where=f"line {lineno}"))
+        cur.turns.append(Turn(tokens, where=f"line {lineno}", comment=comment or None))
     for r in records:
         if not r.game:
             raise RecordError(f"{source}: a game has no [Game \"...\"] tag")

@@ -70,3 +70,16 @@ def test_play_accepts_agent_specs():
     res = CliRunner().invoke(main, ["play", "yinsh", "--variant", "blitz", "--white", "greedy", "--black", "level:1", "--seed", "2"])
     assert res.exit_code == 0, res.output
     assert "Result:" in res.output
+
+
+def test_the_interval_stays_honest_after_few_games_and_at_a_sweep():
+    from ringgames.ai.match import score_interval
+
+    two = elo_summary([1.0, 1.0])
+    assert two["elo_low"] < 0 < two["elo"]  # two wins do not rule out equal strength
+    assert round(score_interval([1.0] * 100)[0], 3) == 0.963  # Wilson: n / (n + 1.96²)
+    assert score_interval([0.0] * 4)[1] > 0.45  # four losses: still up to about even
+    lo, hi = score_interval([1.0, 0.0] * 20)  # no draws: Wilson's interval for 20 of 40
+    assert (round(lo, 3), round(hi, 3)) == (0.352, 0.648)
+    lo_d, hi_d = score_interval([0.5] * 20 + [1.0, 0.0] * 10)  # same mean, half the games drawn: narrower
+    assert lo < lo_d < 0.5 < hi_d < hi

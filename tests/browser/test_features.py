@@ -89,7 +89,7 @@ def test_draw_offer_accepted_and_chat_is_text(server, page_factory):
         p.wait_for_function("() => S.to_move === null")
         assert p.inner_text("#turn").startswith("Game over: draw")
         assert game_state(p)["result"] == "draw"
-        assert p.locator("#moves li").last.inner_text().endswith("draw")
+        assert p.locator("#moves li").last.inner_text().endswith("draw agreed")
         assert p.locator("#resign").is_hidden() and p.locator("#draw-offer").is_hidden()
         assert p.locator("#again").is_visible()
     for p in (ann, bob):
@@ -116,8 +116,9 @@ def test_resign_then_play_again_brings_both_players_to_the_new_game(server, page
     bob.click("#resign")
     for p in (ann, bob, watcher):
         p.wait_for_function("() => S.to_move === null")
-        assert p.inner_text("#turn") == "Game over: Ann (south) won (resign)"
-    assert bob.locator("#moves li").last.inner_text() == "north resign"
+        assert p.inner_text("#turn") == "Game over: Ann (south) wins by resignation."
+    assert bob.locator("#moves li").last.inner_text() == "2. resigns"  # South set up, North resigned
+    assert bob.locator("#moves li").last.locator(".sw").get_attribute("title") == "north"
     assert watcher.locator("#again").is_hidden()
     # Bob asks for another game: he lands in a new one, in the same seat, with the same setup mode
     bob.click("#again")
@@ -247,7 +248,7 @@ def test_archive_upload_good_and_bad_files(server, page_factory, tmp_path):
     page.click("#upload button")
     page.wait_for_function("() => document.querySelectorAll('#results li').length === 2 && document.querySelector('#results li a')")
     assert "upload-bad.rgn" in page.locator("#results li.err").inner_text()
-    assert page.locator("#results li a").inner_text() == "upload-good.rgn: imported (yinsh, 7 plies, result none)"
+    assert page.locator("#results li a").inner_text() == "upload-good.rgn: imported (yinsh, 7 plies, result unfinished)"
     gid = page.locator("#results li a").get_attribute("href").split("/game/")[1].split("?")[0]
     row = page.locator(f'#games a[data-game="{gid}"]')
     row.wait_for()
@@ -263,7 +264,7 @@ def test_archive_upload_good_and_bad_files(server, page_factory, tmp_path):
     r = g.new_initial_state()
     texts = []
     for a in s.history:
-        texts.append(f"{['white', 'black'][r.current_player()]} {r.action_to_string(a)}")
+        texts.append(f"{len(texts) + 1}. {r.action_to_string(a)}")
         r.apply_action(a)
     assert [m.inner_text() for m in page.locator("#moves li").all()] == texts
     assert game_state(page)["position"] == s.position()

@@ -14,19 +14,14 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def _examples() -> list[str]:
-    """The ```python blocks of the sections "Adapters" and "Self-play data" (in their own file, or
-    in docs/research.md once merged there)."""
-    own = DOCS / "research-adapters.md"
-    if own.exists():
-        text = own.read_text()
-    else:
-        full = (DOCS / "research.md").read_text()
-        parts = []
-        for title in ("## Adapters", "## Self-play data"):
-            start = full.index(title)
-            end = full.find("\n## ", start + 1)
-            parts.append(full[start:] if end < 0 else full[start:end])
-        text = "\n".join(parts)
+    """The ```python blocks of the sections "Adapters" and "Self-play data" of docs/research.md."""
+    full = (DOCS / "research.md").read_text()
+    parts = []
+    for title in ("## Adapters", "## Self-play data"):
+        start = full.index(title)
+        end = full.find("\n## ", start + 1)
+        parts.append(full[start:] if end < 0 else full[start:end])
+    text = "\n".join(parts)
     return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
 
 

@@ -100,11 +100,17 @@ def test_illegal_action_loses_or_raises():
     assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
     assert not obs["action_mask"].any()
     env = SingleAgentEnv("yinsh", opponent="random", illegal="raise")
-    env.reset(seed=0)
+    first, _ = env.reset(seed=0)
     history = list(env.state.history)
     with pytest.raises(ValueError, match=f"action {illegal} is not legal"):
         env.step(illegal)
+    legal = int(np.flatnonzero(first["action_mask"])[0])
+    for bad in (legal + 0.5, float(legal), True, str(legal)):  # never truncated or converted to an id
+        with pytest.raises(ValueError, match="int action id"):
+            env.step(bad)
     assert env.state.history == history
+    env.step(np.int64(legal))  # NumPy integers are ids
+    assert len(env.state.history) > len(history)
 
 
 def test_bad_settings_are_refused():

@@ -83,8 +83,9 @@ def test_illegal_action_is_refused_and_changes_nothing():
     position = env.unwrapped.state.position()
     with pytest.raises(ValueError, match=f"player_0: action {illegal} is not legal"):
         env.step(illegal)
-    with pytest.raises(ValueError, match="int action id"):
-        env.step("e5")
+    for bad in ("e5", 3.5, True):
+        with pytest.raises(ValueError, match="int action id"):
+            env.step(bad)
     assert env.unwrapped.state.position() == position and env.agent_selection == "player_0"
 
 

@@ -27,7 +27,7 @@ def test_the_policy():
 
 
 @pytest.mark.parametrize(("method", "path", "status"), [
-    ("GET", "/", 200), ("GET", "/?lang=ru", 200), ("GET", "/game/nothing", 200), ("GET", "/archive", 200),
+    ("GET", "/", 200), ("GET", "/?lang=ru", 200), ("GET", "/game/nothing", 404), ("GET", "/archive", 200),
     ("GET", "/rules/yinsh", 200), ("GET", "/rules/nope", 404), ("GET", "/docs", 200), ("GET", "/openapi.json", 200),
     ("GET", "/static/style.css", 200), ("GET", "/static/game.js", 200), ("GET", "/static/missing.js", 404),
     ("GET", "/static-docs/swagger-ui.css", 200), ("GET", "/api/meta", 200), ("GET", "/api/games/nothing", 404),

@@ -1,6 +1,6 @@
 """Request-size limits, upload limits, seat bounds, rate limits (HTTP and WebSocket) and bounded error echoes."""
 
-import asyncio
+import itertools
 import json
 
 import pytest
@@ -11,6 +11,7 @@ import ringgames
 from ringgames.server.app import create_app
 from ringgames.server.limits import MAX_SEATS, BodyLimitMiddleware, Limits
 
+from .aio import run
 from .conftest import two_humans
 
 MIB = 1024 * 1024
@@ -68,7 +69,7 @@ def _drive(app, scope, chunks):
     async def send(msg):
         sent.append(msg)
 
-    asyncio.run(app(scope, receive, send))
+    run(app(scope, receive, send))  # a fresh loop in its own thread (see aio.py)
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return status, body, read
@@ -144,8 +145,13 @@ def test_an_illegal_huge_action_is_not_echoed_whole(client):
 
 # -- uploads -----------------------------------------------------------------------------------------------------
 
+_UPLOADS = itertools.count()
+
+
 def rgn_games(n):
-    return "".join(f'[Game "yinsh"]\n[White "w{i}"]\n\n1. e5\n\n' for i in range(n)).encode()
+    """``n`` one-move YINSH games, each with players of its own (the same record twice is a duplicate, not imported)."""
+    k = next(_UPLOADS)
+    return "".join(f'[Game "yinsh"]\n[White "w{i}"]\n[Black "b{k}"]\n\n1. e5\n\n' for i in range(n)).encode()
 
 
 def test_upload_file_over_its_limit_is_413_and_imports_nothing(make_client):
@@ -229,8 +235,7 @@ def test_chat_per_client_per_minute_over_http_and_websocket(make_client):
 
 def test_uploads_per_client_per_minute(make_client):
     c = make_client(upload_rate="2/hour")
-    up = [("files", ("a.rgn", rgn_games(1)))]
-    assert [c.post("/api/import", files=up).status_code for _ in range(3)] == [200, 200, 429]
+    assert [c.post("/api/import", files=[("files", ("a.rgn", rgn_games(1)))]).status_code for _ in range(3)] == [200, 200, 429]
     assert game_count(c) == 2
 
 

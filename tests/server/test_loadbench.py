@@ -14,6 +14,17 @@ def test_short_loadbench_run_loses_and_duplicates_nothing(tmp_path):
     assert 0 < res["p50_ms"] <= res["p99_ms"]
 
 
+def test_loadbench_on_clocks(tmp_path):
+    assert loadbench.parse_clock("600+5") == {"initial": 600.0, "increment": 5.0} and loadbench.parse_clock(None) is None
+    with ServerProcess(f"sqlite:///{tmp_path / 'c.sqlite3'}", extra_args=loadbench.BENCH_LIMITS) as srv:
+        res = run(loadbench.run(srv.url, games=3, seconds=2, game="yinsh", seed=4, clock={"initial": 600, "increment": 5}))
+        assert res["moves"] > 20 and res["lost"] == 0 and res["duplicated"] == 0 and res["clock"]["initial"] == 600
+        import httpx
+
+        live = httpx.get(f"{srv.url}/api/games?status=live").json()["games"]
+        assert live and all(g["time_control"] == "600+5" for g in live)
+
+
 def test_cpu_seconds_reads_this_process():
     import os
 

@@ -17,6 +17,8 @@ OPERATIONS = {
     ("post", "/api/games/{gid}/resign"): ("resign", {200, 400, 403, 404, 409, 413}),
     ("post", "/api/games/{gid}/draw"): ("draw", {200, 400, 403, 404, 409, 413}),
     ("post", "/api/games/{gid}/chat"): ("post_chat", {200, 400, 403, 404, 413, 422, 429}),
+    ("post", "/api/games/{gid}/takeback"): ("takeback", {200, 400, 403, 404, 409, 413}),
+    ("post", "/api/games/{gid}/claim"): ("claim", {200, 400, 403, 404, 409, 413}),
     ("get", "/api/games/{gid}/chat"): ("get_chat", {200, 400, 404}),
     ("post", "/api/games/{gid}/rematch"): ("rematch", {201, 400, 403, 404, 409, 413, 429}),
     ("get", "/api/games/{gid}/positions"): ("get_positions", {200, 400, 404}),
@@ -94,7 +96,8 @@ def test_request_bodies_are_strict_and_bounded(spec):
     action = schemas["ActionIn"]
     assert action["required"] == ["action", "ply"] and action["additionalProperties"] is False
     assert {"type": "string", "maxLength": 100} in action["properties"]["action"]["anyOf"]
-    for name in ("CreateGame", "SeatSpec", "JoinIn", "InviteIn", "ResignIn", "DrawIn", "ChatIn", "Credentials", "NewPassword"):
+    for name in ("CreateGame", "SeatSpec", "ComputerSeatSpec", "JoinIn", "InviteIn", "ResignIn", "DrawIn", "ChatIn", "Credentials",
+                 "NewPassword"):
         assert schemas[name]["additionalProperties"] is False, name
     assert schemas["CreateGame"]["properties"]["seats"]["maxItems"] == 6  # server/limits.py MAX_SEATS
     assert schemas["ChatIn"]["properties"]["text"]["maxLength"] == 2000
@@ -125,6 +128,7 @@ def test_answers_use_only_documented_codes(client, spec):
         ("post", g + "/join", f"/api/games/{gid}/join", {"json": {"seat": 1}}),
         ("post", g + "/join", f"/api/games/{gid}/join", {"json": {"seat": 9}}),
         ("post", g + "/draw", f"/api/games/{gid}/draw", {"json": {"what": "accept"}}),
+        ("post", g + "/takeback", f"/api/games/{gid}/takeback", {"json": {"what": "accept"}}),
         ("post", g + "/chat", f"/api/games/{gid}/chat", {"json": {"text": "   "}}),
         ("post", g + "/rematch", f"/api/games/{gid}/rematch", {}),
         ("post", g + "/resign", f"/api/games/{gid}/resign", {"json": {"seat": 1}}),

@@ -42,7 +42,7 @@ def test_kill_and_restart_keeps_every_move(db_url, tmp_path):
             assert json.loads(ws.recv())["state"]["ply"] == 4  # broadcast only after the commit
         before = c.get(f"/api/games/{gid}").json()
 
-        d2 = c.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "computer"}, {"kind": "me"}]}).json()
+        d2 = c.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "computer", "level": 0}, {"kind": "me"}]}).json()
         g2, tok2 = d2["id"], d2["tokens"]["1"]
         wait_for(lambda: c.get(f"/api/games/{g2}").json()["ply"] == 1)
         assert c.post(f"/api/games/{g2}/actions", json={"action": "k10", "ply": 1}, headers={"X-Seat-Token": tok2}).status_code == 200

@@ -342,3 +342,93 @@ def test_cross_site_rule(headers, allowed):
     assert (reason is None) is allowed, reason
     if reason:
         assert reason.startswith("cross-site request refused")
+
+
+# -- rematches: every human seat stays with the player who held it --------------------------------------------------
+
+def test_rematch_gives_nobody_the_other_players_seat(client):
+    """The host asks first: he gets his own seat and no invite for the friend's; he cannot take the friend's seat,
+    and the friend, asking afterwards with his old token, gets his seat in the new game."""
+    gid, host, friend = two_humans(client)
+    client.cookies.clear()
+    H, F = {"X-Seat-Token": host}, {"X-Seat-Token": friend}
+    assert client.post(f"/api/games/{gid}/resign", json={}, headers=F).status_code == 200
+    a = client.post(f"/api/games/{gid}/rematch", headers=H)
+    client.cookies.clear()
+    assert a.status_code == 201, a.text
+    a = a.json()
+    nid = a["id"]
+    assert a["invites"] == {} and a["my_seats"] == [0] and list(a["tokens"]) == ["0"]
+    assert a["seats"][1]["name"] == "bob" and a["seats"][1]["joined"] is False and a["seats"][1]["open"] is False
+    # the host cannot take the friend's seat: no join (open or with any token), no new invite link
+    r = client.post(f"/api/games/{nid}/join", json={"seat": 1, "name": "impostor"}, headers=H)
+    assert r.status_code == 403 and r.json()["error"] == "seat_reserved", r.text
+    r = client.post(f"/api/games/{nid}/join", json={"seat": 1, "name": "impostor", "token": host}, headers=H)
+    assert r.status_code == 403 and r.json()["error"] == "seat_reserved", r.text
+    r = client.post(f"/api/games/{nid}/invite", json={"seat": 1}, headers={"X-Seat-Token": a["tokens"]["0"]})
+    assert r.status_code == 409 and r.json()["error"] == "seat_reserved", r.text
+    # asking again, the host still gets only his own seat
+    r = client.post(f"/api/games/{gid}/rematch", headers=H)
+    client.cookies.clear()
+    assert r.status_code == 201 and r.json()["my_seats"] == [0] and list(r.json()["tokens"]) == ["0"]
+    # the friend gets his own seat, with a fresh token
+    b = client.post(f"/api/games/{gid}/rematch", headers=F)
+    client.cookies.clear()
+    assert b.status_code == 201, b.text
+    b = b.json()
+    assert b["id"] == nid and b["my_seats"] == [1] and list(b["tokens"]) == ["1"] and b["invites"] == {}
+    assert b["seats"][1]["name"] == "bob" and b["seats"][1]["joined"] is True and b["status"] == "live"
+    ft = b["tokens"]["1"]
+    assert ft not in (friend, host)
+    ht = r.json()["tokens"]["0"]
+    assert client.post(f"/api/games/{nid}/actions", json={"action": "e5", "ply": 0}, headers={"X-Seat-Token": ht}).status_code == 200
+    r = client.post(f"/api/games/{nid}/actions", json={"action": "f6", "ply": 1}, headers={"X-Seat-Token": ht})
+    assert r.status_code == 403 and r.json()["error"] == "not_your_turn"
+    r = client.post(f"/api/games/{nid}/actions", json={"action": "f6", "ply": 1}, headers={"X-Seat-Token": ft})
+    assert r.status_code == 200 and r.json()["ply"] == 2
+
+
+def test_rematch_rings_each_player_keeps_their_seat(client):
+    r = client.post("/api/games", json={"game": "rings", "players": 4, "seats": [
+        {"kind": "me", "name": "p0"}, {"kind": "invite"}, {"kind": "invite"}, {"kind": "computer", "level": 0}]})
+    d = r.json()
+    gid, toks = d["id"], {0: d["tokens"]["0"]}
+    client.cookies.clear()
+    for i in (1, 2):
+        j = client.post(f"/api/games/{gid}/join", json={"seat": i, "name": f"p{i}", "token": d["invites"][str(i)].split("token=")[1]})
+        client.cookies.clear()
+        toks[i] = j.json()["token"]
+    for i in (0, 1, 2):  # every human resigns: the game is over
+        s = client.get(f"/api/games/{gid}").json()
+        if s["status"] == "finished":
+            break
+        assert client.post(f"/api/games/{gid}/resign", json={"seat": i}, headers={"X-Seat-Token": toks[i]}).status_code == 200
+    assert client.get(f"/api/games/{gid}").json()["status"] == "finished"
+    a = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": toks[2]}).json()
+    client.cookies.clear()
+    assert a["my_seats"] == [2] and list(a["tokens"]) == ["2"] and a["invites"] == {}
+    assert [s["kind"] for s in a["seats"]] == ["human", "human", "human", "computer"]
+    assert [s["joined"] for s in a["seats"][:3]] == [False, False, True]
+    for i in (0, 1):
+        b = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": toks[i]}).json()
+        client.cookies.clear()
+        assert b["id"] == a["id"] and b["my_seats"] == [i] and list(b["tokens"]) == [str(i)] and b["invites"] == {}
+    assert client.get(f"/api/games/{a['id']}").json()["status"] == "live"
+
+
+def test_rematch_made_before_reserved_seats_still_seats_the_old_holder(client):
+    """A rematch created by the old code (the friend's seat an invite seat, no reserved hash): the friend asking
+    with his old token still gets that seat while it waits."""
+    gid, host, friend = two_humans(client)
+    client.cookies.clear()
+    assert client.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": friend}).status_code == 200
+    nid = client.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me", "name": "alice"}, {"kind": "invite"}]}).json()["id"]
+    client.cookies.clear()
+    hub = client.app.state.hub
+    old = client.portal.call(hub.room, gid)
+    old.row.tags = {**old.row.tags, "rematch": nid}
+    b = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": friend})
+    client.cookies.clear()
+    assert b.status_code == 201 and b.json()["id"] == nid and b.json()["my_seats"] == [1] and list(b.json()["tokens"]) == ["1"]
+    r = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": friend})  # taken now: nothing more
+    assert r.status_code == 201 and r.json()["tokens"] == {} and r.json()["my_seats"] == []

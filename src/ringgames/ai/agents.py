@@ -16,9 +16,17 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
-from ..protocol import State
+from ..protocol import RingGamesError, State
 
-__all__ = ["Agent", "RandomAgent", "AGENTS", "make_agent", "parse_spec", "with_seed"]
+__all__ = ["Agent", "AgentError", "RandomAgent", "AGENTS", "make_agent", "parse_spec", "with_seed", "ENGINE_PREFIX"]
+
+#: Spec prefix of an external engine: ``engine:CMD[;key=value,...]`` (see :mod:`ringgames.ai.external`).
+ENGINE_PREFIX = "engine:"
+
+
+class AgentError(RingGamesError):
+    """An agent could not give a legal action (an external engine crashed, timed out or sent an
+    illegal move): the game ends as an error, not a result."""
 
 
 class Agent(Protocol):
@@ -64,6 +72,12 @@ def _level(**kw):
     return LevelAgent(**kw)
 
 
+def _baseline(**kw):
+    from .levels import BaselineAgent
+
+    return BaselineAgent(**kw)
+
+
 #: Agent kinds: name -> factory(**options). Other modules add to it.
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -71,6 +85,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "mcts": _mcts,
     "alphabeta": _alphabeta,
     "level": _level,
+    "baseline": _baseline,
 }
 
 
@@ -83,22 +98,50 @@ def _convert(v: str):
     return v
 
 
-def parse_spec(spec: str) -> tuple[str, dict]:
-    """``"mcts:iterations=2000,c=1.4"`` -> ``("mcts", {"iterations": 2000, "c": 1.4})``."""
-    kind, _, rest = spec.strip().partition(":")
-    opts = {}
+def _parse_options(rest: str) -> dict:
+    opts: dict = {}
     for part in filter(None, rest.split(",")):
         if "=" in part:
             k, v = part.split("=", 1)
             opts[k.strip()] = _convert(v.strip())
         else:  # positional, e.g. level:3
             opts["value"] = _convert(part.strip())
-    return kind.lower(), opts
+    return opts
 
 
-def make_agent(spec: str) -> Agent:
-    """An agent from a spec string. Raises ValueError for an unknown kind or option."""
+def parse_spec(spec: str) -> tuple[str, dict]:
+    """``"mcts:iterations=2000,c=1.4"`` -> ``("mcts", {"iterations": 2000, "c": 1.4})``.
+
+    An external engine's spec keeps its command whole: ``"engine:ringgames engine --level 2;movetime=500"``
+    -> ``("engine", {"command": "ringgames engine --level 2", "movetime": 500})`` (options after the
+    last ``;``).
+    """
+    if spec.strip().lower().startswith(ENGINE_PREFIX):
+        rest = spec.strip()[len(ENGINE_PREFIX):]
+        command, sep, tail = rest.rpartition(";")
+        if not sep or not all("=" in p for p in filter(None, tail.split(","))):
+            command, tail = rest, ""
+        return "engine", {"command": command.strip(), **_parse_options(tail)}
+    kind, _, rest = spec.strip().partition(":")
+    return kind.lower(), _parse_options(rest)
+
+
+def make_agent(spec: str, external: bool = False) -> Agent:
+    """An agent from a spec string. Raises ValueError for an unknown kind or option.
+
+    ``engine:CMD`` specs start a program, so they are refused unless ``external`` is true
+    (``ringgames match`` and ``ringgames strength`` allow them; the server never does).
+    """
     kind, opts = parse_spec(spec)
+    if kind == "engine":
+        if not external:
+            raise ValueError("external engines (engine:CMD) are not allowed here")
+        from .external import EngineAgent
+
+        try:
+            return EngineAgent(**opts)
+        except TypeError as exc:
+            raise ValueError(f"bad options for agent 'engine': {exc}") from None
     if kind not in AGENTS:
         raise ValueError(f"unknown agent {kind!r}; known: {', '.join(sorted(AGENTS))}")
     try:
@@ -112,4 +155,7 @@ def with_seed(spec: str, seed: int) -> str:
     kind, opts = parse_spec(spec)
     if "seed" in opts:
         return spec
+    if kind == "engine":
+        spec = spec.rstrip()
+        return spec + ("," if len(opts) > 1 else "" if spec.endswith(";") else ";") + f"seed={seed}"
     return spec + ("," if ":" in spec else ":") + f"seed={seed}"

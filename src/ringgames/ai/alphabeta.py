@@ -28,7 +28,9 @@ True
 
 from __future__ import annotations
 
+import math
 import random
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -68,15 +70,20 @@ class AlphaBetaAgent:
     the horizon, default 4), ``tt`` (max table entries, default 400000),
     ``seed`` (random tie-break of equal moves), ``safe`` (1: leave out root actions that
     hand the next player a win within their turn, as greedy does; default 1), ``min``
-    (depths up to this one are always completed, even past the time budget; default 1).
+    (depths up to this one are always completed, even past the time budget; default 1), ``pvs``
+    (1: principal variation search — after the first action of a node, the others are searched
+    with a null window around alpha first and searched again only if they may be better; same
+    values, fewer nodes; default 0 so that ``baseline:N`` keeps today's search).
     With ``min`` a level keeps its least search depth on any machine and under
     scaled budgets, so that a level's strength does not collapse to the level below.
     """
 
     def __init__(self, depth: int | None = None, time: float | None = None, extend: int = 4, tt: int = 400_000,
-                 seed: int | None = None, noise: float = 0.0, safe: int = 1, min: int = 1):  # noqa: A002
+                 seed: int | None = None, noise: float = 0.0, safe: int = 1, min: int = 1,  # noqa: A002
+                 pvs: int = 0):
         self.safe = bool(safe)
         self.min_depth = max(1, int(min))
+        self.pvs = bool(pvs)
         self._may_stop = False
         self.time_limit = None if time in (None, 0) else float(time)
         if self.time_limit is not None and not self.time_limit > 0:
@@ -99,6 +106,10 @@ class AlphaBetaAgent:
         self.name = "alphabeta"
         self.last: dict = {}
         self._eval: Callable[[State], list[float]] = _no_evaluator  # analyse() sets the game's
+        self.deadline: float | None = None
+        self.node_limit: int | None = None
+        self._stop: threading.Event | None = None
+        self._limited = False
 
     # -- helpers ---------------------------------------------------------
     @staticmethod
@@ -126,7 +137,19 @@ class AlphaBetaAgent:
     # -- search ----------------------------------------------------------
     def _tick(self) -> None:
         self.nodes += 1
-        if self.nodes & 63 == 0 and self.deadline is not None and self._may_stop and time.perf_counter() > self.deadline:
+        if self.nodes & 63 == 0 and self._limited:
+            self._check_limits()
+
+    def _check_limits(self) -> None:
+        """Every 64 nodes: a stop request ends the search at once; the time and node limits
+        only once the depths up to ``min`` are complete."""
+        if self._stop is not None and self._stop.is_set():
+            raise _Timeout
+        if not self._may_stop:
+            return
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise _Timeout
+        if self.node_limit is not None and self.nodes >= self.node_limit:
             raise _Timeout
 
     def _search(self, state: State, depth: int, alpha: float, beta: float, ply: int, ext: int,
@@ -162,6 +185,16 @@ class AlphaBetaAgent:
             acts.insert(0, best_move)
         return acts
 
+    def _child(self, state: State, depth: int, alpha: float, beta: float, ply: int, later: bool) -> float:
+        """Value of a child where the other side moves (negated); with ``pvs``, an action after the
+        first is tried with a null window (alpha, alpha + 1) and searched again in full only if it
+        may be better than alpha (values are not integers, so anything above alpha is searched again)."""
+        if self.pvs and later and beta - alpha > 1:
+            v = -self._search(state, depth, -alpha - 1, -alpha, ply, self.extend)
+            if v <= alpha or v >= beta:
+                return v
+        return -self._search(state, depth, -beta, -alpha, ply, self.extend)
+
     def _children(self, state, actions, depth, alpha, beta, ply, ext, me, key, best_move, horizon=False):
         alpha0 = alpha
         best = -float("inf")
@@ -190,7 +223,7 @@ class AlphaBetaAgent:
                         self._tick()
                         v = -self._static(state, q)
                     else:
-                        v = -self._search(state, depth - 1, -beta, -alpha, ply + 1, self.extend)
+                        v = self._child(state, depth - 1, alpha, beta, ply + 1, best_a is not None)
             finally:
                 state.undo_action()
             if v > best:
@@ -207,17 +240,32 @@ class AlphaBetaAgent:
         return best
 
     # -- root ------------------------------------------------------------
-    def analyse(self, state: State, time_limit: float | None = None, max_depth: int | None = None) -> dict:
-        """Search ``state``; returns ``{"action", "value", "depth", "pv", "nodes", "win_probability"}``."""
+    def analyse(self, state: State, time_limit: float | None = None, max_depth: int | None = None, *,
+                nodes: int | None = None, stop: threading.Event | None = None,
+                on_info: Callable[[dict], None] | None = None) -> dict:
+        """Search ``state``; returns ``{"action", "value", "depth", "pv", "nodes", "win_probability"}``.
+
+        ``time_limit`` (seconds; ``math.inf``: none) and ``max_depth`` replace the agent's own
+        budget; ``nodes`` stops the search after about that many nodes (once the depths up to
+        ``min`` are complete, like the time limit); setting ``stop`` (a :class:`threading.Event`,
+        e.g. from another thread) ends the search within 64 nodes with the best action so far.
+        ``on_info`` is called after each completed depth with ``{"depth", "value", "nodes",
+        "seconds", "pv"}`` (the engine protocol's ``info`` lines).
+        """
         if state.is_terminal():
             raise ValueError("the game is over")
         self._eval, scale = get_evaluator(state.game.name)
         self._multi = state.num_players > 2
         self._root = state.current_player()
         time_limit = self.time_limit if time_limit is None else time_limit
+        if time_limit is not None and math.isinf(time_limit):
+            time_limit = None
         max_depth = self.max_depth if max_depth is None else max_depth
         start = time.perf_counter()
         self.deadline = None if time_limit is None else start + time_limit
+        self.node_limit = None if nodes is None else int(nodes)
+        self._stop = stop
+        self._limited = self.deadline is not None or self.node_limit is not None or stop is not None
         self.nodes = 0
         me = self._root
         actions = self._actions(state)
@@ -260,7 +308,7 @@ class AlphaBetaAgent:
                         elif self._side(state.current_player()) == self._side(me):
                             v = self._search(state, depth, alpha, beta, 1, self.extend, midturn=True)
                         else:
-                            v = -self._search(state, depth - 1, -beta, -alpha, 1, self.extend)
+                            v = self._child(state, depth - 1, alpha, beta, 1, best_a is not None)
                     finally:
                         state.undo_action()
                     if self.noise:
@@ -277,8 +325,15 @@ class AlphaBetaAgent:
             scores = iter_scores
             order = sorted(order, key=lambda a: -scores.get(a, -float("inf")))
             result.update(action=best_a, value=best_v, depth=depth)
+            if on_info is not None and best_a is not None:
+                on_info({"depth": depth, "value": best_v, "nodes": self.nodes,
+                         "seconds": time.perf_counter() - start, "pv": self._pv(state, best_a)})
             if abs(best_v) >= WIN - 1000:
                 break  # proven
+            if stop is not None and stop.is_set():
+                break
+            if self.node_limit is not None and depth >= self.min_depth and self.nodes >= self.node_limit:
+                break
             if (time_limit is not None and depth >= self.min_depth
                     and time.perf_counter() - start > 0.45 * time_limit):
                 break  # the next iteration would not finish

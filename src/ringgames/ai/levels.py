@@ -10,6 +10,11 @@ Level  Meaning
 5      search, about 5 s per decision (the strongest we have; Gygès and RINGS: at least depth 2)
 =====  ==========================================================================
 
+``baseline:N`` (options as ``level:N``: ``seed``, ``scale``) plays today's level ``N``
+from the frozen table :data:`BASELINES`, so that stronger future levels can be
+measured against it (``ringgames match yinsh level:5 baseline:5``) while
+``level:N`` moves on.
+
 ``LEVELS[game][n]`` is the agent spec behind level ``n`` of ``game``
 (``LEVELS_MULTI`` with more than two players). ``min=2`` makes alpha-beta
 complete depth 2 even past its time budget: a search cut off at depth 1 is
@@ -29,7 +34,8 @@ from __future__ import annotations
 from ..protocol import State
 from .agents import make_agent, parse_spec
 
-__all__ = ["LEVELS", "LEVELS_MULTI", "DEFAULT", "LevelAgent", "spec_for"]
+__all__ = ["LEVELS", "LEVELS_MULTI", "DEFAULT", "BASELINES", "BASELINES_MULTI", "BASELINE_DEFAULT", "LevelAgent",
+           "BaselineAgent", "spec_for"]
 
 DEFAULT = {
     1: "greedy:eval=0",
@@ -82,13 +88,22 @@ LEVELS_MULTI: dict[str, dict[int, str]] = {
 }
 
 
+#: The levels as of issue #35 (before any stronger play), frozen: ``baseline:N``. Never edit these
+#: tables; a new definition of the levels goes into LEVELS / LEVELS_MULTI / DEFAULT only.
+BASELINE_DEFAULT: dict[int, str] = dict(DEFAULT)
+BASELINES: dict[str, dict[int, str]] = {g: dict(t) for g, t in LEVELS.items()}
+BASELINES_MULTI: dict[str, dict[int, str]] = {g: dict(t) for g, t in LEVELS_MULTI.items()}
+
+
 def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
-def spec_for(game: str, level: int, scale: float = 1.0, players: int = 2) -> str:
-    """The agent spec of ``level`` for ``game`` (and number of players), time budgets multiplied by ``scale``."""
-    table = LEVELS_MULTI.get(game, LEVELS.get(game, DEFAULT)) if players > 2 else LEVELS.get(game, DEFAULT)
+def spec_for(game: str, level: int, scale: float = 1.0, players: int = 2, baseline: bool = False) -> str:
+    """The agent spec of ``level`` for ``game`` (and number of players), time budgets multiplied by ``scale``
+    (``baseline``: from the frozen :data:`BASELINES` instead of today's levels)."""
+    levels, multi, default = (BASELINES, BASELINES_MULTI, BASELINE_DEFAULT) if baseline else (LEVELS, LEVELS_MULTI, DEFAULT)
+    table = multi.get(game, levels.get(game, default)) if players > 2 else levels.get(game, default)
     if level not in table:
         raise ValueError(f"levels are 1–5, not {level}")
     spec = table[level]
@@ -104,19 +119,21 @@ def spec_for(game: str, level: int, scale: float = 1.0, players: int = 2) -> str
 class LevelAgent:
     """Level ``value`` (1–5); the agent is made for the game of the first state it sees."""
 
+    baseline = False
+
     def __init__(self, value: int = 3, seed: int | None = None, scale: float = 1.0):
         self.level = int(value)
         if not 1 <= self.level <= 5:
             raise ValueError(f"levels are 1–5, not {value}")
         self.seed = seed
         self.scale = float(scale)
-        self.name = f"level:{self.level}"
+        self.name = f"{'baseline' if self.baseline else 'level'}:{self.level}"
         self._agents: dict = {}
 
     def agent_for(self, game_name: str, players: int = 2):
         key = (game_name, players > 2)
         if key not in self._agents:
-            spec = spec_for(game_name, self.level, self.scale, players)
+            spec = spec_for(game_name, self.level, self.scale, players, baseline=self.baseline)
             if self.seed is not None:
                 spec += ("," if ":" in spec else ":") + f"seed={self.seed}"
             self._agents[key] = make_agent(spec)
@@ -124,3 +141,9 @@ class LevelAgent:
 
     def choose(self, state: State) -> int:
         return self.agent_for(state.game.name, state.num_players).choose(state)
+
+
+class BaselineAgent(LevelAgent):
+    """``baseline:N``: today's level ``N`` from the frozen :data:`BASELINES` (same options as ``level:N``)."""
+
+    baseline = True

@@ -11,10 +11,9 @@ other seat held by a different spec, 1 if A won and it did not, 0 if the
 reverse, 0.5 otherwise; the game's score is the mean over those pairs.
 
 Elo: the logistic formula ``400·log10(s / (1 − s))`` on the mean score ``s``; the
-95% interval maps ``s ± 1.96·σ/√n`` (σ: the sample standard deviation of the
-per-game scores, floored at p(1−p)/2 with p = (Σscores + ½)/(n + 1) so that
-a clean sweep still gets an interval) the same way. Scores of exactly 0 or 1 are clipped to
-``1/(2n)`` from the edge (``elo_clipped``).
+95% interval maps the score's interval (:func:`score_interval`: Wilson's score interval with
+the observed draws) the same way. Scores of exactly 0 or 1 are clipped to ``1/(2n)`` from the
+edge (``elo_clipped``).
 
 >>> round(elo_from_score(0.75), 1)
 190.8
@@ -31,7 +30,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 
 from .. import load_game
-from .agents import Agent, make_agent, with_seed
+from .agents import Agent, AgentError, make_agent, with_seed
 
 __all__ = ["GameResult", "play_game", "seating", "run_match", "elo_from_score", "elo_summary"]
 
@@ -47,9 +46,13 @@ class GameResult:
     history: list[str] = field(default_factory=list)
     seconds: float = 0.0
     think: dict = field(default_factory=dict)  # spec -> seconds spent choosing
+    error: str | None = None  # why the game ended as an error (reason "error"): no result
 
     def score_for(self, spec: str) -> float | None:
-        """A's score in this game (see the module docs); None if the spec did not play."""
+        """A's score in this game (see the module docs); None if the spec did not play or the
+        game ended as an error (an external engine's illegal move, crash or timeout)."""
+        if self.reason == "error":
+            return None
         mine = [p for p, s in enumerate(self.seats) if s == spec]
         others = [p for p, s in enumerate(self.seats) if s != spec]
         if not mine or not others:
@@ -76,30 +79,56 @@ def seating(specs: list[str], players: int, index: int) -> list[str]:
 
 def play_game(game_name: str, seats: list[str], index: int = 0, seed: int = 0, variant: str | None = None,
               players: int | None = None, max_actions: int = 20_000, position: str | None = None) -> GameResult:
-    """Play one game between seat specs (each seat gets its own agent, seeded from ``seed`` and ``index``)."""
+    """Play one game between seat specs (each seat gets its own agent, seeded from ``seed`` and ``index``).
+
+    An :class:`~ringgames.ai.agents.AgentError` (an external engine's illegal move, exit or
+    timeout) ends the game with reason ``"error"`` and the message in ``error``; agents with a
+    ``close()`` (external engines) are closed at the end whatever happens.
+    """
     game = load_game(game_name, variant, players or len(seats))
     state = game.new_initial_state() if position is None else game.state_from_position(position)
     agents: dict[int, Agent] = {}
     by_spec: dict[str, Agent] = {}
-    for p, spec in enumerate(seats):
-        if spec not in by_spec:  # one agent per distinct spec (a spec sitting twice keeps one tree)
-            by_spec[spec] = make_agent(with_seed(spec, seed * 100_003 + index * 101 + p))
-        agents[p] = by_spec[spec]
-    think = {s: 0.0 for s in by_spec}
+    think: dict[str, float] = {}
     t0 = time.perf_counter()
     n = 0
-    names = []
-    while not state.is_terminal() and n < max_actions:
-        p = state.current_player()
-        t = time.perf_counter()
-        a = agents[p].choose(state)
-        think[seats[p]] += time.perf_counter() - t
-        if a not in state.legal_actions():
-            raise RuntimeError(f"agent {seats[p]} chose an illegal action {a} in {state.position()}")
-        names.append(state.action_to_string(a))
-        state.apply_action(a)
-        n += 1
+    names: list[str] = []
+    error: str | None = None
+    culprit = "?"
+    try:
+        for p, spec in enumerate(seats):
+            if spec not in by_spec:  # one agent per distinct spec (a spec sitting twice keeps one tree)
+                by_spec[spec] = make_agent(with_seed(spec, seed * 100_003 + index * 101 + p), external=True)
+            agents[p] = by_spec[spec]
+        think = {s: 0.0 for s in by_spec}
+        for spec, ag in by_spec.items():
+            culprit = spec  # named in the error if its new_game fails
+            start = getattr(ag, "new_game", None)
+            if start is not None:
+                start(game)
+        while not state.is_terminal() and n < max_actions:
+            p = state.current_player()
+            culprit = seats[p]
+            t = time.perf_counter()
+            a = agents[p].choose(state)
+            think[seats[p]] += time.perf_counter() - t
+            if a not in state.legal_actions():
+                raise RuntimeError(f"agent {seats[p]} chose an illegal action {a} in {state.position()}")
+            names.append(state.action_to_string(a))
+            state.apply_action(a)
+            n += 1
+    except AgentError as exc:
+        error = f"{culprit}: {exc}"[:500]
+    finally:
+        for ag in by_spec.values():
+            close = getattr(ag, "close", None)
+            if close is not None:
+                close()
     out = state.outcome()
+    if error is not None:
+        return GameResult(index=index, seats=list(seats), returns=[0.0] * game.num_players, winners=[],
+                          reason="error", actions=n, history=names, seconds=time.perf_counter() - t0, think=think,
+                          error=error)
     return GameResult(
         index=index, seats=list(seats), returns=state.returns(), winners=list(out.winners) if out else [],
         reason=out.reason if out else "unfinished", actions=n, history=names, seconds=time.perf_counter() - t0,
@@ -115,56 +144,85 @@ def elo_from_score(s: float) -> float:
     return -400.0 * math.log10(1.0 / s - 1.0)
 
 
+def score_interval(scores: list[float], z: float = 1.96) -> tuple[float, float]:
+    """The 95% interval of the mean score: Wilson's score interval, with draws.
+
+    A game scores 1, ½ or 0; with the observed draw fraction d, a mean score p has variance
+    ``p(1 − p) − d/4`` per game. The interval is every p with ``(s − p)² ≤ z²·(p(1 − p) − d/4)/n``
+    (Wilson's interval when there are no draws): it stays wide after few games and keeps room
+    on the far side of a clean sweep (100 wins of 100: 0.963–1).
+
+    >>> [round(x, 3) for x in score_interval([1.0, 1.0])]
+    [0.342, 1.0]
+    """
+    n = len(scores)
+    if n == 0:
+        return 0.0, 1.0
+    s = sum(scores) / n
+    d = sum(1 for x in scores if x == 0.5) / n
+    k = z * z / n
+    a, b, c = 1 + k, -(2 * s + k), s * s + k * d / 4
+    root = math.sqrt(max(0.0, b * b - 4 * a * c))
+    return max(0.0, (-b - root) / (2 * a)), min(1.0, (-b + root) / (2 * a))
+
+
 def elo_summary(scores: list[float]) -> dict:
     """Mean score, Elo and the 95% interval of per-game scores (see the module docs)."""
     n = len(scores)
     if n == 0:
-        return {"score": None, "elo": None, "elo_low": None, "elo_high": None, "elo_clipped": False}
+        return {"score": None, "score_low": None, "score_high": None, "elo": None, "elo_low": None,
+                "elo_high": None, "elo_clipped": False}
     s = sum(scores) / n
-    var = sum((x - s) ** 2 for x in scores) / (n - 1) if n > 1 else 0.25
-    shrunk = (sum(scores) + 0.5) / (n + 1)  # keeps the interval open when every game had the same result
-    var = max(var, shrunk * (1.0 - shrunk) / 2.0)
-    half = 1.96 * math.sqrt(var / n)
+    low, high = score_interval(scores)
     eps = 0.5 / n
     clip = lambda x: min(1.0 - eps, max(eps, x))  # noqa: E731
     return {
         "score": s,
+        "score_low": low,
+        "score_high": high,
         "elo": elo_from_score(clip(s)),
-        "elo_low": elo_from_score(clip(s - half)),
-        "elo_high": elo_from_score(clip(s + half)),
+        "elo_low": elo_from_score(clip(low)),
+        "elo_high": elo_from_score(clip(high)),
         "elo_clipped": s <= eps or s >= 1.0 - eps,
     }
 
 
 def run_match(game_name: str, specs: list[str], games: int = 10, seed: int = 0, jobs: int = 1,
-              variant: str | None = None, players: int | None = None, progress=None, on_result=None) -> dict:
+              variant: str | None = None, players: int | None = None, progress=None, on_result=None,
+              ray: str | None = None, ray_cpus: int | None = None) -> dict:
     """Play ``games`` games; returns a summary for ``specs[0]`` (A) against the others.
 
     ``progress``: a tqdm-like object with ``update()``; ``on_result(GameResult)``
-    is called as each game finishes.
+    is called as each game finishes. ``ray``: run the games as Ray tasks (``ringgames.raytasks``):
+    ``""`` a local Ray instance (``ray_cpus`` CPUs, default all) or ``$RAY_ADDRESS``, else a cluster's
+    address; None (default): ``jobs`` local processes. The results are the same either way.
     """
     nplayers = players or (len(specs) if len(specs) > 2 else 2)
     jobs_args = [((game_name, seating(specs, nplayers, i), i, seed), {"variant": variant, "players": nplayers})
                  for i in range(games)]
     results: list[GameResult] = []
-    if jobs > 1:
+
+    def done(r: GameResult) -> None:
+        results.append(r)
+        if on_result:
+            on_result(r)
+        if progress:
+            progress.update(1)
+
+    if ray is not None:
+        from ..raytasks import imap_unordered, session
+
+        with session(ray, num_cpus=ray_cpus):
+            for r in imap_unordered(_play_job, [(a,) for a in jobs_args]):
+                done(r)
+    elif jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs) as ex:
             futs = [ex.submit(_play_job, a) for a in jobs_args]
             for f in as_completed(futs):
-                r = f.result()
-                results.append(r)
-                if on_result:
-                    on_result(r)
-                if progress:
-                    progress.update(1)
+                done(f.result())
     else:
         for a in jobs_args:
-            r = _play_job(a)
-            results.append(r)
-            if on_result:
-                on_result(r)
-            if progress:
-                progress.update(1)
+            done(_play_job(a))
     results.sort(key=lambda r: r.index)
     return summarise(specs, results)
 
@@ -187,6 +245,7 @@ def summarise(specs: list[str], results: list[GameResult]) -> dict:
         think[s] = tot
     out["think_seconds"] = think
     out["unfinished"] = sum(1 for r in results if r.reason == "unfinished")
+    out["errors"] = [f"game {r.index + 1}: {r.error}" for r in results if r.reason == "error"]
     return out
 
 

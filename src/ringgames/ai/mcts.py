@@ -33,7 +33,9 @@ import functools
 import inspect
 import math
 import random
+import threading
 import time
+from collections.abc import Callable
 
 from ..protocol import Game, State
 from .evaluation import get_evaluator, reward
@@ -105,8 +107,14 @@ class MCTSAgent:
         return node
 
     # -- search --------------------------------------------------------------
-    def search(self, state: State, iterations: int | None = None, time_limit: float | None = None) -> _Node:
+    def search(self, state: State, iterations: float | None = None, time_limit: float | None = None, *,
+               stop: threading.Event | None = None, on_info: Callable[[dict], None] | None = None) -> _Node:
+        """Run iterations from ``state`` (``iterations`` and ``time_limit`` replace the agent's own
+        budget; ``math.inf`` means none); ``stop`` ends the search after the current iteration;
+        ``on_info`` gets a progress report (see :meth:`report`) about once a second."""
         n = state.num_players
+        t0 = time.perf_counter()
+        last_info = t0
         evaluate, scale = get_evaluator(state.game.name)
         root = self._find_root(state) or _Node(state, self.rng, n)
         self.reused = root.n
@@ -119,7 +127,7 @@ class MCTSAgent:
                 root.untried = [a for a in root.untried if a in allowed]
         iterations = self.iterations if iterations is None else iterations
         time_limit = self.time_limit if time_limit is None else time_limit
-        deadline = None if time_limit is None else time.perf_counter() + time_limit
+        deadline = None if time_limit is None or math.isinf(time_limit) else time.perf_counter() + time_limit
         work = state.clone()
         rng = self.rng
         c = self.c
@@ -135,6 +143,14 @@ class MCTSAgent:
                 break
             if deadline is not None and time.perf_counter() >= deadline:
                 break
+            if stop is not None and stop.is_set():
+                break
+            if on_info is not None and done & 255 == 255 and time.perf_counter() - last_info >= 1.0:
+                last_info = time.perf_counter()
+                self.iterations_done = done
+                progress = self.report(root, state.current_player(), allowed, last_info - t0)
+                if progress is not None:
+                    on_info(progress)
             done += 1
             node = root
             path = [root]
@@ -202,8 +218,29 @@ class MCTSAgent:
         self._allowed = allowed
         return root
 
-    def analyse(self, state: State, time_limit: float | None = None, iterations: int | None = None) -> dict:
-        """Search; returns ``{"action", "value", "win_probability", "pv", "iterations", "visits"}``."""
+    def report(self, root: _Node, me: int, allowed: set | None, seconds: float) -> dict | None:
+        """The most visited root action and its line so far: ``{"action", "value", "pv",
+        "iterations", "visits", "seconds"}`` (None before any root child was expanded)."""
+        kids = [(a, ch) for a, ch in root.children.items() if allowed is None or a in allowed]
+        if not kids:
+            return None
+        a, ch = max(kids, key=lambda t: (t[1].n, t[1].w[me] / t[1].n))
+        pv = [a]
+        node = ch
+        while node.children:
+            b, node = max(node.children.items(), key=lambda t: t[1].n)
+            if node.n < 2:
+                break
+            pv.append(b)
+        q = ch.w[me] / ch.n
+        return {"action": a, "value": q, "win_probability": q, "pv": pv, "iterations": self.iterations_done,
+                "visits": ch.n, "seconds": seconds}
+
+    def analyse(self, state: State, time_limit: float | None = None, iterations: float | None = None, *,
+                stop: threading.Event | None = None, on_info: Callable[[dict], None] | None = None) -> dict:
+        """Search; returns ``{"action", "value", "win_probability", "pv", "iterations", "visits"}``.
+
+        ``stop`` and ``on_info``: see :meth:`search` (the engine protocol's ``stop`` and ``info``)."""
         if state.is_terminal():
             raise ValueError("the game is over")
         t0 = time.perf_counter()
@@ -220,27 +257,18 @@ class MCTSAgent:
             self.last = {"action": acts[0], "value": 0.5, "win_probability": 0.5, "pv": acts[:1], "iterations": 0,
                          "visits": 0, "seconds": time.perf_counter() - t0}
             return self.last
-        root = self.search(state, iterations, time_limit)
+        root = self.search(state, iterations, time_limit, stop=stop, on_info=on_info)
         allowed = self._allowed
-        kids = [(a, ch) for a, ch in root.children.items() if allowed is None or a in allowed]
-        if not kids:
+        rep = self.report(root, me, allowed, time.perf_counter() - t0)
+        if rep is None:
             a = (sorted(allowed) if allowed else acts)[0]
             self._visits = {a: 1}
             self.last = {"action": a, "value": 0.5, "win_probability": 0.5, "pv": [a], "iterations": self.iterations_done,
                          "visits": 0, "seconds": time.perf_counter() - t0}
             return self.last
-        self._visits = {b: nd.n for b, nd in kids}
-        a, ch = max(kids, key=lambda t: (t[1].n, t[1].w[me] / t[1].n))
-        pv = [a]
-        node = ch
-        while node.children:
-            b, node = max(node.children.items(), key=lambda t: t[1].n)
-            if node.n < 2:
-                break
-            pv.append(b)
-        q = ch.w[me] / ch.n
-        self.last = {"action": a, "value": q, "win_probability": q, "pv": pv, "iterations": self.iterations_done,
-                     "visits": ch.n, "reused": self.reused, "seconds": time.perf_counter() - t0}
+        self._visits = {b: nd.n for b, nd in root.children.items() if allowed is None or b in allowed}
+        rep["reused"] = self.reused
+        self.last = rep
         return self.last
 
     def choose(self, state: State) -> int:

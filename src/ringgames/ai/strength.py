@@ -61,12 +61,16 @@ LEDGER = "docs/strength/results.jsonl"
 MIN_GAMES = 100  # games a row needs before its target is called (issue #5: "at least 100 games each")
 
 
-def pairings(name: str, levels, scale: float = 1.0, opponents=("random", "below")) -> list[dict]:
+def pairings(name: str, levels, scale: float = 1.0, opponents=("random", "below"), against: str | None = None) -> list[dict]:
     """The pairings of the report for one game: each level against ``random`` (target 0.90 from
-    level 2) and against the level below (target 0.60)."""
+    level 2) and against the level below (target 0.60); with ``against`` (an agent spec such as
+    ``baseline:5`` or ``engine:CMD``), each level against that spec instead (no target)."""
     out = []
     for lv in levels:
         me = spec_for(name, lv, scale)
+        if against is not None:
+            out.append({"game": name, "level": lv, "opponent": against, "a": me, "b": against, "target": None})
+            continue
         if "random" in opponents:
             out.append({"game": name, "level": lv, "opponent": "random", "a": me, "b": "random",
                         "target": 0.9 if lv >= 2 else None})
@@ -127,10 +131,34 @@ def _engine(name: str) -> str:
     return "kernel" if JIT_ENABLED else "kernel-nojit"
 
 
-def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1, echo=print) -> None:
+def _record(pr: dict, r, seed: int, engine: str, commit: str | None) -> dict:
+    """The ledger line of a finished game ``r`` (a :class:`~ringgames.ai.match.GameResult`) of pairing ``pr``."""
+    rec = {"game": pr["game"], "level": pr["level"], "opponent": pr["opponent"], "a": pr["a"], "b": pr["b"],
+           "seed": seed, "index": r.index, "seats": r.seats, "score": r.score_for(pr["a"]),
+           "reason": r.reason, "actions": r.actions, "seconds": round(r.seconds, 2),
+           "think_a": round(r.think.get(pr["a"], 0.0), 2), "engine": engine,
+           "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(), "commit": commit}
+    if r.error is not None:
+        rec["error"] = r.error
+    return rec
+
+
+def _ray_job(key: int, args: tuple):
+    """A Ray task: one game, with the rules engine of the machine that played it (see :func:`_engine`)."""
+    from .match import _play_job
+
+    return key, _play_job(args), _engine(args[0][0])
+
+
+def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1, echo=print,
+                 ray: str | None = None, ray_cpus: int | None = None) -> None:
     """Play the games of ``pairs`` that ``ledger`` does not hold yet (game ``i`` of a pairing and seed
     is always the same game, colours alternating with ``i``) and append each to the ledger as it
-    finishes, so the report can be run in pieces and resumed after an interruption."""
+    finishes, so the report can be run in pieces and resumed after an interruption.
+
+    ``ray``: play them as Ray tasks (``ringgames.raytasks``; ``""`` a local Ray instance with ``ray_cpus``
+    CPUs, else a cluster's address), every pairing's games submitted at once and each written to the
+    ledger as it finishes (the same lines as the local runner's, in the order the games end)."""
     import json
     from concurrent.futures import ProcessPoolExecutor
     from pathlib import Path
@@ -144,13 +172,44 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
              "recorded with engine 'kernel-nojit' and summarised apart")
     path = Path(ledger)
     path.parent.mkdir(parents=True, exist_ok=True)
-    have = {(r["game"], r["a"], r["b"], r["seed"], r["index"]) for r in read_ledger(path)}
+    # a game that ended as an error (an external engine's illegal move, crash, timeout) is played again
+    have = {(r["game"], r["a"], r["b"], r["seed"], r["index"]) for r in read_ledger(path) if r.get("reason") != "error"}
+    plans = []
     for pr in pairs:
         todo = [i for i in range(games) if (pr["game"], pr["a"], pr["b"], seed, i) not in have]
         label = f"{pr['game']} L{pr['level']} vs {pr['opponent']}"
         if not todo:
             echo(f"{label}: {games} games already in {path}")
             continue
+        plans.append((pr, label, todo))
+
+    def write(pr: dict, label: str, r, engine: str, commit: str | None) -> None:
+        rec = _record(pr, r, seed, engine, commit)
+        if r.error is not None:
+            echo(f"{label}: game {r.index + 1} ended as an error (not counted): {r.error}")
+        with path.open("a") as f:
+            f.write(json.dumps(rec) + "\n")
+
+    if ray is not None and plans:
+        from ..raytasks import imap_unordered, session
+
+        commit = _commit()
+        tasks = []
+        for k, (pr, label, todo) in enumerate(plans):
+            echo(f"{label}: {len(todo)} of {games} games to play")
+            specs = [pr["a"], pr["b"]]
+            tasks += [(k, ((pr["game"], seating(specs, 2, i), i, seed), {"players": 2})) for i in todo]
+        left = [len(todo) for _pr, _label, todo in plans]
+        t0 = time.perf_counter()
+        with session(ray, num_cpus=ray_cpus):
+            for k, r, engine in imap_unordered(_ray_job, tasks):
+                pr, label, _todo = plans[k]
+                write(pr, label, r, engine, commit)
+                left[k] -= 1
+                if not left[k]:
+                    echo(f"{label}: done in {time.perf_counter() - t0:.0f} s")
+        return
+    for pr, label, todo in plans:
         echo(f"{label}: {len(todo)} of {games} games to play")
         engine = _engine(pr["game"])
         commit = _commit()
@@ -161,13 +220,7 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
         try:
             results = ex.map(_play_job, args) if ex else map(_play_job, args)
             for r in results:
-                rec = {"game": pr["game"], "level": pr["level"], "opponent": pr["opponent"], "a": pr["a"], "b": pr["b"],
-                       "seed": seed, "index": r.index, "seats": r.seats, "score": r.score_for(pr["a"]),
-                       "reason": r.reason, "actions": r.actions, "seconds": round(r.seconds, 2),
-                       "think_a": round(r.think.get(pr["a"], 0.0), 2), "engine": engine,
-                       "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(), "commit": commit}
-                with path.open("a") as f:
-                    f.write(json.dumps(rec) + "\n")
+                write(pr, label, r, engine, commit)
         finally:
             if ex:
                 ex.shutdown()
@@ -201,12 +254,11 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
         n = len(scores)
         w = sum(1 for x in scores if x == 1.0)
         lo_ = sum(1 for x in scores if x == 0.0)
-        half = _score_half(scores)
-        target = 0.6 if opp.startswith("level") else (0.9 if lv >= 2 else None)
+        target = 0.6 if opp.startswith("level") else (0.9 if lv >= 2 else None) if opp == "random" else None
         if target is None:
             ok = ""
         elif e["score"] >= target:
-            ok = "met" + ("" if e["score"] - half >= target else " (interval reaches below)")
+            ok = "met" + ("" if e["score_low"] >= target else " (interval reaches below)")
         else:
             ok = f"**missed** (< {target:.2f})"
         if current is not None and (game, lv, a, b) not in current:
@@ -217,18 +269,6 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
         engines = "/".join(sorted({r.get("engine", "?") for r in rs}))
         clip = " clipped" if e["elo_clipped"] else ""
         lines.append(f"| {game} | {lv} | `{a}` | {opp} (`{b}`) | {n} ({seeds}) | {w}-{n - w - lo_}-{lo_} | "
-                     f"{e['score']:.3f} ({max(0.0, e['score'] - half):.2f}–{min(1.0, e['score'] + half):.2f}) | "
+                     f"{e['score']:.3f} ({e['score_low']:.2f}–{e['score_high']:.2f}) | "
                      f"{e['elo']:+.0f} ({e['elo_low']:+.0f} … {e['elo_high']:+.0f}){clip} | {ok} | {engines} |")
     return "\n".join(lines) + "\n"
-
-
-def _score_half(scores: list[float]) -> float:
-    """Half-width of the 95% interval of the mean score (as :func:`~ringgames.ai.match.elo_summary`)."""
-    import math
-
-    n = len(scores)
-    s = sum(scores) / n
-    var = sum((x - s) ** 2 for x in scores) / (n - 1) if n > 1 else 0.25
-    shrunk = (sum(scores) + 0.5) / (n + 1)
-    var = max(var, shrunk * (1.0 - shrunk) / 2.0)
-    return 1.96 * math.sqrt(var / n)

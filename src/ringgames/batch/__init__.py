@@ -4,7 +4,7 @@
 rules kernels' own arrays) and steps them all in one compiled call split over numba's
 threads, with auto-reset of finished games, dense legal masks, observation planes (those
 of ``State.observation_tensor``) and a sampler of uniformly random legal actions.
-``docs/research-batch.md`` has the API, the Gygès action-space choice and the figures
+``docs/research.md, *Batched simulation*`` has the API, the Gygès action-space choice and the figures
 (``ringgames bench --batch``).
 
 >>> from ringgames.batch import make

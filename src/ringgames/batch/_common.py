@@ -28,7 +28,7 @@ def prefer_workqueue() -> None:
     at a high rate. Under OpenMP, numba's default where it is installed, a region whose
     threads cannot all run at once (other processes on the cores) waits for them at the
     barrier: on the shared 2-core machine 2 threads ran 10 to 30 times *slower* than 1
-    (``ringgames bench --batch``, ``docs/research-batch.md``), while ``workqueue`` stayed
+    (``ringgames bench --batch``, ``docs/research.md, *Batched simulation*``), while ``workqueue`` stayed
     at or above the one-thread rate. ``NUMBA_THREADING_LAYER`` (or setting
     ``numba.config.THREADING_LAYER`` before importing :mod:`ringgames.batch`) overrides
     this; once numba has started its threads the layer can no longer change.

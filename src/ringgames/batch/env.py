@@ -180,7 +180,7 @@ class BatchedEnv:
         self._mod = self._b.mod
         self._template = self._b.template()
         #: The positions, one rules-kernel array per row (read it; write only through the methods).
-        self.states = np.empty((self.batch_size, self._template.shape[0]), dtype=np.int32)
+        self._states = np.empty((self.batch_size, self._template.shape[0]), dtype=np.int32)
         self._rng = np.zeros(self.batch_size, dtype=np.uint64)
         self._obs = observe.for_game(self.game)
         self.reset(seed)
@@ -189,9 +189,16 @@ class BatchedEnv:
         return f"BatchedEnv({self.game!r}, batch_size={self.batch_size})"
 
     # -- the batch ---------------------------------------------------------
+    @property
+    def states(self) -> np.ndarray:
+        """The kernel arrays, ``int32[B, S]``: a read-only view of the live array (writing raises ValueError)."""
+        view = self._states.view()
+        view.flags.writeable = False
+        return view
+
     def reset(self, seed: int = 0) -> None:
         """Every game back to its start; the random streams of :meth:`sample_random_actions` start from ``seed``."""
-        self.states[:] = self._template
+        self._states[:] = self._template
         self._b.reset()
         _common.seed_streams(self._rng, np.uint64(int(seed) % (1 << 64)))
 
@@ -209,7 +216,7 @@ class BatchedEnv:
         a = self._check_actions(actions)
         if validate:
             bad = np.zeros(self.batch_size, dtype=np.bool_)
-            self._mod.illegal(self.states, a, bad, self._nchunks, *self._b.extra)
+            self._mod.illegal(self._states, a, bad, self._nchunks, *self._b.extra)
             if bad.any():
                 idx = np.flatnonzero(bad)
                 i = int(idx[0])
@@ -219,8 +226,8 @@ class BatchedEnv:
                     f"action {int(a[i])} is not legal in game {i} ({len(idx)} illegal action(s) in the batch)", legal)
         rewards = np.zeros((self.batch_size, self.num_players), dtype=np.float32)
         terminated = np.zeros(self.batch_size, dtype=np.bool_)
-        self._b.before_step(self.states)
-        self._b.step(self.states, a, self._template, rewards, terminated)
+        self._b.before_step(self._states)
+        self._b.step(self._states, a, self._template, rewards, terminated)
         return rewards, terminated
 
     def _check_actions(self, actions) -> np.ndarray:
@@ -236,7 +243,7 @@ class BatchedEnv:
 
     def current_player(self) -> np.ndarray:
         """The seat to decide in each game (int32[B])."""
-        return self.states[:, self._mod.CURRENT].copy()
+        return self._states[:, self._mod.CURRENT].copy()
 
     def legal_action_mask(self, out: np.ndarray | None = None) -> np.ndarray:
         """bool[B, num_actions]: ``mask[i, a]`` is True when action a is legal in game i.
@@ -245,7 +252,7 @@ class BatchedEnv:
         array: reusing one saves the page faults of a fresh allocation every step (Gygès: 50 MB
         at B = 1024)."""
         out = self._out(out, (self.batch_size, self.num_actions), np.bool_)
-        self._mod.legal_mask(self.states, out, self._nchunks, *self._b.extra)
+        self._mod.legal_mask(self._states, out, self._nchunks, *self._b.extra)
         return out
 
     @staticmethod
@@ -262,7 +269,7 @@ class BatchedEnv:
         (int32[B, max_legal], the rest -1) — far smaller than the mask for Gygès."""
         ids = np.empty((self.batch_size, self._mod.MAX_LEGAL), dtype=np.int32)
         counts = np.empty(self.batch_size, dtype=np.int32)
-        self._mod.legal_ids(self.states, ids, counts, self._nchunks, *self._b.extra)
+        self._mod.legal_ids(self._states, ids, counts, self._nchunks, *self._b.extra)
         return ids, counts
 
     def sample_random_actions(self, rng_seed: int | None = None) -> np.ndarray:
@@ -279,7 +286,7 @@ class BatchedEnv:
             rng = np.empty(self.batch_size, dtype=np.uint64)
             _common.seed_streams(rng, np.uint64(int(rng_seed) % (1 << 64)))
         out = np.empty(self.batch_size, dtype=np.int32)
-        self._mod.sample(self.states, rng, out, self._nchunks, *self._b.extra)
+        self._mod.sample(self._states, rng, out, self._nchunks, *self._b.extra)
         return out
 
     def play_random(self, num_steps: int) -> tuple[np.ndarray, np.ndarray]:
@@ -296,7 +303,7 @@ class BatchedEnv:
         reward_sum = np.zeros((self.batch_size, self.num_players), dtype=np.float64)
         finished = np.zeros(self.batch_size, dtype=np.int32)
         if num_steps:
-            self._b.play(self.states, self._rng, self._template, int(num_steps), reward_sum, finished)
+            self._b.play(self._states, self._rng, self._template, int(num_steps), reward_sum, finished)
         return reward_sum, finished
 
     def observation(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -304,7 +311,7 @@ class BatchedEnv:
         ``State.observation_tensor`` (see :mod:`.observe`). ``out`` as for :meth:`legal_action_mask`
         (RINGS: 90 MB at B = 1024, ten times faster to refill than to allocate)."""
         out = self._out(out, (self.batch_size, *self._obs.shape), np.float32)
-        self._obs.encode(self.states, out, self._nchunks)
+        self._obs.encode(self._states, out, self._nchunks)
         return out
 
     @property
@@ -315,7 +322,7 @@ class BatchedEnv:
     # -- one game, for people and tests ------------------------------------
     def position(self, i: int) -> str:
         """The position string of game i (as :meth:`ringgames.protocol.State.position` writes it)."""
-        return self._b.position(self.states[self._index(i)])
+        return self._b.position(self._states[self._index(i)])
 
     def state(self, i: int) -> State:
         """A protocol state of game i's position (without history: Gygès forgets earlier repetitions)."""

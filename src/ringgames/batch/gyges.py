@@ -1,7 +1,7 @@
 """Batched Gygès: the rules kernel (:mod:`ringgames.games.gyges.kernel`) over B state rows.
 
 The action space is the protocol's: one id per whole move (49,375 ids; setup
-arrangements 0..89, moves, PASS), see ``docs/research-batch.md`` for why not the
+arrangements 0..89, moves, PASS), see ``docs/research.md, *Batched simulation*`` for why not the
 step-level decomposition. Beside ``states`` (``int32[B, SIZE]``) each row counts the
 occurrences of its play-phase positions for the repetition rule in a hash table
 (:func:`new_tables`); the caller grows them (:func:`rehash`) before a row can fill 3/4

@@ -32,6 +32,14 @@ import ringgames
 from ..protocol import State
 from ..rl._extra import require
 
+
+def action_id(action: Any, where: str = "") -> int:
+    """``action`` as an int action id: Python and NumPy integers only (``3.5``, ``True`` and ``"3"`` are
+    refused with ValueError instead of being truncated or converted)."""
+    if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer):
+        raise ValueError(f"{where}an action is an int action id, not {str(action)[:80]!r} ({type(action).__name__})")
+    return int(action)
+
 _pz = require("pettingzoo", "ringgames.envs (PettingZoo)")
 _spaces = require("gymnasium.spaces", "ringgames.envs (PettingZoo)")
 _seeding = require("gymnasium.utils.seeding", "ringgames.envs (PettingZoo)")
@@ -156,15 +164,12 @@ class RingGamesAECEnv(_pz.AECEnv):  # type: ignore[name-defined]  # imported by 
             self._was_dead_step(action)
             return
         state = self._need_state()
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"{agent}: an action is an int action id, not {str(action)[:80]!r}") from None
+        a = action_id(action, f"{agent}: ")
         if not 0 <= a < self.game.num_distinct_actions:
             raise ValueError(f"{agent}: action {a} is not an action id (0–{self.game.num_distinct_actions - 1})")
         a = self.action_frame.absolute(self.agent_name_mapping[agent], a)
         if not state.legal_action_mask()[a]:
-            raise ValueError(f"{agent}: action {int(action)} is not legal here (see the observation's action_mask)")
+            raise ValueError(f"{agent}: action {action_id(action)} is not legal here (see the observation's action_mask)")
         self._cumulative_rewards[agent] = 0.0
         state.apply_action(a)
         if state.is_terminal():

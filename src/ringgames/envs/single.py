@@ -35,7 +35,7 @@ import ringgames
 from ..ai.agents import Agent, make_agent, with_seed
 from ..protocol import State
 from ..rl._extra import require
-from .aec import RENDER_MODES, ActionFrame, observation_space
+from .aec import RENDER_MODES, ActionFrame, action_id, observation_space
 
 _gym = require("gymnasium", "ringgames.envs.SingleAgentEnv")
 
@@ -104,16 +104,13 @@ class SingleAgentEnv(_gym.Env):  # type: ignore[name-defined]  # imported by req
             raise RuntimeError("call reset() before step()")
         if state.is_terminal() or self._over_by_illegal or self._truncated:
             raise RuntimeError("the episode is over; call reset()")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"an action is an int action id, not {str(action)[:80]!r}") from None
+        a = action_id(action)
         legal = 0 <= a < self.game.num_distinct_actions
         if legal:
             a = self.action_frame.absolute(self.seat, a)
             legal = bool(state.legal_action_mask()[a])
         if not legal:
-            a = int(action)
+            a = action_id(action)
             if self.illegal == "raise":
                 raise ValueError(f"action {a} is not legal here (see the observation's action_mask)")
             self._over_by_illegal = True

@@ -27,7 +27,7 @@ column            Parquet type                                meaning
 The file metadata (key ``ringgames``, JSON) holds the game, variant, players, agent spec,
 ``observation_shape`` and ``num_distinct_actions``. Games are seeded: game *g*, seat *p*
 plays ``with_seed(spec, seed * 1_000_003 + g * num_players + p)``, so a game's rows
-depend only on the settings and its id, not on ``--jobs`` or on resuming.
+depend only on the settings and its id, not on ``--jobs``, ``--ray`` or on resuming.
 """
 
 from __future__ import annotations
@@ -145,10 +145,9 @@ def _schema(pa: Any, settings: dict) -> Any:
     )
 
 
-def _write_games(out: str, first: int, last: int, settings: dict) -> tuple[int, int]:
-    """Play games ``first`` … ``last - 1`` and write them as one file; returns (games, rows)."""
+def _play_games(first: int, last: int, settings: dict) -> Any:
+    """Play games ``first`` … ``last - 1``; returns them as one Arrow table (the rows of one file)."""
     pa = require("pyarrow", "self-play data")
-    pq = require("pyarrow.parquet", "self-play data")
     game = ringgames.load_game(settings["game"], settings["variant"], settings["players"])
     schema = _schema(pa, settings)
     merged: dict[str, list] = {name: [] for name in schema.names}
@@ -166,12 +165,28 @@ def _write_games(out: str, first: int, last: int, settings: dict) -> tuple[int, 
             arrays.append(pa.array([np.packbits(m).tobytes() for m in values], type=field.type))
         else:
             arrays.append(pa.array(values, type=field.type))
-    table = pa.Table.from_arrays(arrays, schema=schema)
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _save_table(out: str, first: int, last: int, table: Any) -> tuple[int, int]:
+    """Write the table of games ``first`` … ``last - 1`` as their file (atomically); returns (games, rows)."""
+    pq = require("pyarrow.parquet", "self-play data")
     path = Path(out) / _shard_name(first, last)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     pq.write_table(table, tmp, compression="zstd")
     os.replace(tmp, path)
     return last - first, table.num_rows
+
+
+def _write_games(out: str, first: int, last: int, settings: dict) -> tuple[int, int]:
+    """Play games ``first`` … ``last - 1`` and write them as one file; returns (games, rows)."""
+    return _save_table(out, first, last, _play_games(first, last, settings))
+
+
+def _ray_games(first: int, last: int, settings: dict) -> tuple[int, int, Any]:
+    """A Ray task: the table of games ``first`` … ``last - 1``, written by the caller (the cluster's
+    machines need not share the output directory)."""
+    return first, last, _play_games(first, last, settings)
 
 
 def _shard_name(first: int, last: int) -> str:
@@ -201,10 +216,13 @@ def _runs(ids: list[int]) -> list[tuple[int, int]]:
 
 def generate(game: str, agent: str, games: int, out: str | os.PathLike, *, variant: str | None = None,
              players: int | None = None, jobs: int = 1, per_file: int = 8, seed: int = 0,
-             progress: Callable[[int], Any] | None = None) -> dict[str, int]:
+             progress: Callable[[int], Any] | None = None, ray: str | None = None,
+             ray_cpus: int | None = None) -> dict[str, int]:
     """Make sure the directory ``out`` holds self-play games 0 … ``games - 1`` of ``agent`` (resumable).
 
-    Games already there are skipped; the others are played (in ``jobs`` processes) and written
+    Games already there are skipped; the others are played (in ``jobs`` processes, or as Ray tasks
+    with ``ray``: ``""`` a local Ray instance with ``ray_cpus`` CPUs, else a cluster's address; each task
+    plays one file's games and returns its table, which this process writes) and written
     ``per_file`` games to a file. ``progress(k)`` is called as k more games are done (skipped
     ones included). Returns ``{"games", "skipped", "written", "rows"}`` (``rows``: decisions
     written now). Raises :class:`SelfPlayError` for bad settings or a directory written with
@@ -251,7 +269,16 @@ def generate(game: str, agent: str, games: int, out: str | os.PathLike, *, varia
             tasks.append((cut, end))
             cut = end
     rows = 0
-    if jobs == 1 or len(tasks) <= 1:
+    if ray is not None and tasks:
+        from ..raytasks import imap_unordered, session
+
+        with session(ray, num_cpus=ray_cpus):
+            for first, last, table in imap_unordered(_ray_games, [(f, e, settings) for f, e in tasks]):
+                n, r = _save_table(str(out_dir), first, last, table)
+                rows += r
+                if progress:
+                    progress(n)
+    elif jobs == 1 or len(tasks) <= 1:
         for first, last in tasks:
             n, r = _write_games(str(out_dir), first, last, settings)
             rows += r
@@ -392,14 +419,15 @@ def _unpack_masks(column: Any, n: int, num_actions: int, unpack: bool = True) ->
 
 
 def cli_selfplay(game: str, agent: str, games: int, out: str, jobs: int, variant: str | None,
-                 players: int | None, per_file: int, seed: int, echo: Callable[[str], Any]) -> None:
+                 players: int | None, per_file: int, seed: int, echo: Callable[[str], Any],
+                 ray: str | None = None, ray_cpus: int | None = None) -> None:
     """The body of ``ringgames selfplay`` (the click command in ``cli.py`` only parses options)."""
     from tqdm import tqdm
 
     bar = tqdm(total=games, unit="game", file=sys.stderr, desc=f"selfplay {game} {agent}", leave=False, delay=0.5)
     try:
         res = generate(game, agent, games, out, variant=variant, players=players, jobs=jobs,
-                       per_file=per_file, seed=seed, progress=bar.update)
+                       per_file=per_file, seed=seed, progress=bar.update, ray=ray, ray_cpus=ray_cpus)
     finally:
         bar.close()
     echo(f"{res['games']} games in {out}: {res['written']} written ({res['rows']} decisions), "

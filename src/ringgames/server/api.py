@@ -26,9 +26,10 @@ from fastapi import (
 )
 from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
 from sqlalchemy import func, select
 
+from . import clocks as clk
 from . import ratings
 from . import seats as seat_tokens
 from .accounts import MAX_PASSWORD, SESSION_COOKIE, SESSION_DAYS, Account
@@ -68,6 +69,9 @@ def operation_id(route: APIRoute) -> str:
 router = APIRouter(prefix="/api", dependencies=[Depends(same_site_only)], generate_unique_id_function=operation_id)
 
 COOKIE = "rg_{}"
+#: game tags the site keeps for itself: never written into an exported record
+INTERNAL_TAGS = frozenset({"setup", "file", "rematch", "creator_hash", "ended", "takeback", "stopped", "Result", "Termination",
+                           "Position", "TimeControl"})
 #: game ids: ``secrets.token_hex(6)`` today; anything else of this shape is simply not found
 GameId = Annotated[str, Path(pattern=r"^[0-9A-Za-z_-]{1,32}$", description="the game's id")]
 SeatTokenHeader = Annotated[str | None, Header(alias="X-Seat-Token", max_length=1100,
@@ -90,25 +94,84 @@ ActionId = Annotated[int, Field(ge=0, le=2**31 - 1), BeforeValidator(_whole)]
 
 
 class SeatSpec(BaseModel):
+    """A seat played by a person (no ``level``: only computer seats have one)."""
+
     model_config = STRICT
 
-    kind: Literal["me", "invite", "open", "computer"] = Field("me", description="who plays the seat: me (this client), "
-                                                              "invite (whoever gets the single-use invite link), open (anyone), computer")
+    kind: Literal["me", "invite", "open"] = Field("me", description="who plays the seat: me (this client), "
+                                                  "invite (whoever gets the single-use invite link), open (anyone)")
     name: str | None = Field(None, max_length=200, description="player name (for 'me')")
-    level: Level | None = Field(None, description="computer level: 0 random, 1 (beginner) to 5 (strongest)")
+
+
+class ComputerSeatSpec(BaseModel):
+    """A seat played by the computer, at a ``level`` (required)."""
+
+    model_config = STRICT
+
+    kind: Literal["computer"]
+    level: Level = Field(..., description="computer level: 0 random, 1 (beginner) to 5 (strongest)")
+    name: str | None = Field(None, max_length=200, description="ignored (the seat is named after the computer)")
+
+
+def _seat_kind(v: object) -> str:
+    kind = v.get("kind") if isinstance(v, dict) else getattr(v, "kind", None)
+    return "computer" if kind == "computer" else "human"
+
+
+#: a seat: a person's (kind me|invite|open, the default) or the computer's (kind computer, with its level)
+AnySeat = Annotated[Annotated[SeatSpec, Tag("human")] | Annotated[ComputerSeatSpec, Tag("computer")], Discriminator(_seat_kind)]
+
+
+class ClockIn(BaseModel):
+    """A real-time clock (Fischer): ``initial`` seconds per seat, ``increment`` seconds added when a turn ends."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"examples": [{"initial": 300, "increment": 3}]})
+
+    initial: Annotated[float, Field(ge=1, le=clk.MAX_INITIAL, allow_inf_nan=False)] = Field(
+        ..., description=f"seconds per seat, 1 to {clk.MAX_INITIAL:,} (a day)")
+    increment: Annotated[float, Field(ge=0, le=clk.MAX_INCREMENT, allow_inf_nan=False)] = Field(
+        0, description=f"seconds added at the end of each turn, 0 to {clk.MAX_INCREMENT:,}")
+
+
+class CorrespondenceIn(BaseModel):
+    """Correspondence: ``days`` per move (the clock is set back to that when a turn ends)."""
+
+    model_config = STRICT
+
+    days: Annotated[int, Field(ge=1, le=clk.MAX_DAYS), BeforeValidator(_whole)] = Field(
+        ..., description=f"days per move, 1 to {clk.MAX_DAYS} (the lobby offers {', '.join(map(str, clk.CORRESPONDENCE_DAYS))})")
 
 
 class CreateGame(BaseModel):
-    model_config = STRICT
+    # a clock or days per move, not both (said in the OpenAPI description too)
+    model_config = ConfigDict(extra="forbid", strict=True, json_schema_extra={"not": {
+        "required": ["clock", "correspondence"],
+        "properties": {"clock": {"type": "object"}, "correspondence": {"type": "object"}}}})
 
     game: str = Field(..., max_length=32, description="yinsh, gyges or rings")
     variant: str | None = Field(None, max_length=32, description="YINSH: standard|blitz; Gygès: standard|beginner")
     players: PlayerCount | None = Field(None, description="RINGS: 2–6")
-    seats: list[SeatSpec] = Field(..., min_length=1, max_length=MAX_SEATS,
+    seats: list[AnySeat] = Field(..., min_length=1, max_length=MAX_SEATS,
                                   description=f"one per player, in seat order (at most {MAX_SEATS})")
-    setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode")
+    setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode (other games have no "
+                                                                             "setup: leave it out or free, else 400 bad_setup)")
     rated: bool = Field(False, description="a rated game: needs a logged-in creator (sitting in the one 'me' seat); "
                                            "the other seats are computer levels or taken by logged-in players")
+    clock: ClockIn | None = Field(None, description="a real-time clock; without clock or correspondence, no clock")
+    correspondence: CorrespondenceIn | None = Field(None, description="days per move (not with clock)")
+
+    @model_validator(mode="after")
+    def _one_time_control(self) -> CreateGame:
+        if self.clock is not None and self.correspondence is not None:
+            raise ValueError("a game has a real-time clock or days per move, not both")
+        return self
+
+    def time_control(self) -> dict | None:
+        if self.clock is not None:
+            return {"initial": self.clock.initial, "increment": self.clock.increment}
+        if self.correspondence is not None:
+            return {"days": self.correspondence.days}
+        return None
 
     @field_validator("seats", mode="before")
     @classmethod
@@ -152,6 +215,13 @@ class DrawIn(BaseModel):
     model_config = STRICT
 
     what: Literal["offer", "accept", "decline"]
+
+
+class TakebackIn(BaseModel):
+    model_config = STRICT
+
+    what: Literal["ask", "accept", "decline"] = Field(..., description="ask to take back your last turn, or answer the "
+                                                                        "opponent's request (decline also withdraws your own)")
 
 
 class ChatIn(BaseModel):
@@ -217,7 +287,7 @@ def remember(response: Response, request: Request, gid: str, new: list[str]) -> 
 
 
 def view(hub: Hub, room, tokens: Sequence[seat_tokens.Credential]) -> dict:
-    snap = hub.snapshot(room)
+    snap = {**hub.snapshot(room), **hub.clock_view(room)}
     snap["my_seats"] = hub.seats_for(room, tokens)
     return snap
 
@@ -248,25 +318,30 @@ async def get_meta():
     return out
 
 
-@router.get("/games", summary="List games, most recently changed first", description="status: open (waiting for players), live, finished, archived",
+@router.get("/games", summary="List games, most recently changed first", description="status: open (a seat anyone may take; games waiting for an invited friend are not listed), live, finished, archived, aborted (a first move did not come in time)",
             response_model=GameList, responses=errors(400))
-async def list_games(request: Request, status: Literal["open", "live", "finished", "archived"] | None = None,
+async def list_games(request: Request, status: Literal["open", "live", "finished", "archived", "aborted"] | None = None,
                      limit: Annotated[int, Query(ge=1, le=500)] = 100):
     return {"games": await asyncio.to_thread(hub_of(request).list_games, status, limit)}
 
 
 @router.post("/games", status_code=201, summary="Create a game", response_model=CreatedGame,
              description="Answers the seat tokens of the 'me' seats (and sets them in the game's cookie) and one single-use "
-                         "invite link per 'invite' seat.",
+                         "invite link per 'invite' seat. A computer-only game (every seat a computer) answers a `creator_token` "
+                         "instead, which stops it (`POST /api/games/{id}/resign` with it in `X-Seat-Token`: a draw, reason "
+                         "`stopped`); 429 too_many_computer_games over the limits of such games.",
              responses=errors(*POST, 401, 422, 429))
 async def create_game(body: CreateGame, request: Request, response: Response):
     hub = hub_of(request)
-    room, mine, invites = await hub.create(body.game, body.variant, body.players, [s.model_dump() for s in body.seats], body.setup,
+    creator = seat_tokens.new_token() if all(s.kind == "computer" for s in body.seats) else None
+    room, mine, invites = await hub.create(body.game, body.variant, body.players, [s.model_dump() for s in body.seats],
+                                           body.setup, body.time_control(), client=client_of(request.scope), creator=creator,
                                            account=await account_of(request), rated=body.rated)
-    remember(response, request, room.id, list(mine.values()))
+    remember(response, request, room.id, list(mine.values()) + ([creator] if creator else []))
     out = view(hub, room, list(mine.values()))
     out["tokens"] = {str(k): v for k, v in mine.items()}
     out["invites"] = invite_links(request, room, invites)
+    out["creator_token"] = creator
     return out
 
 
@@ -318,6 +393,7 @@ async def new_invite(gid: GameId, body: InviteIn, request: Request, x_seat_token
 
 
 @router.post("/games/{gid}/resign", summary="Resign (the seat to move if you hold it, else your seat)", response_model=GameView,
+             description="With a computer-only game's creator token: stops that game (a draw, reason `stopped`).",
              responses=errors(*GAME, *POST, 409))
 async def resign(gid: GameId, body: ResignIn, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
@@ -330,6 +406,28 @@ async def draw(gid: GameId, body: DrawIn, request: Request, x_seat_token: SeatTo
     hub = hub_of(request)
     toks = await credentials(request, gid)
     return view(hub, await hub.draw(gid, toks, body.what), toks)
+
+
+@router.post("/games/{gid}/takeback", summary="Ask for, accept or decline a takeback of the asker's last turn", response_model=GameView,
+             description="The last turn of the asking seat, and whatever was played after it, is undone once every other human "
+                         "seat still playing accepts (at once against the computer); clocks are restored from the stored times. "
+                         "409 no_takeback: nothing to take back (or no request to answer); takeback_pending: one is asked for already.",
+             responses=errors(*GAME, *POST, 409))
+async def takeback(gid: GameId, body: TakebackIn, request: Request, x_seat_token: SeatTokenHeader = None):
+    hub = hub_of(request)
+    toks = tokens_of(request, gid)
+    return view(hub, await hub.takeback(gid, toks, body.what), toks)
+
+
+@router.post("/games/{gid}/claim", summary="Claim the game against the seat to move, which stays away", response_model=GameView,
+             description="In a game without a clock, once the seat to move has made no move for `claim_after_seconds` (a day; "
+                         "`claim_in` in the state says how long is left), another player may end the game: the absent seat "
+                         "is treated as resigned (reason abandoned). 409 not_claimable: too early, or a clock decides.",
+             responses=errors(*GAME, *POST, 409))
+async def claim(gid: GameId, request: Request, x_seat_token: SeatTokenHeader = None):
+    hub = hub_of(request)
+    toks = tokens_of(request, gid)
+    return view(hub, await hub.claim(gid, toks), toks)
 
 
 @router.post("/games/{gid}/chat", summary="Say something in the game's chat", response_model=Ok, responses=errors(*GAME, *POST, 422, 429))
@@ -345,7 +443,9 @@ async def get_chat(gid: GameId, request: Request):
 
 
 @router.post("/games/{gid}/rematch", status_code=201, summary="Play again: same game and seats, your seats stay yours",
-             description="Only players may ask, once the game is over (409 game_not_over before).",
+             description="Only players may ask, once the game is over (409 game_not_over before). Every human seat stays "
+                         "with the player who held it: the first asker gets their own seats, the others' seats wait for "
+                         "them (no invite link), and each of them gets their seats by asking with their seat token here.",
              response_model=CreatedGame, responses=errors(*GAME, *POST, 409, 429))
 async def rematch(gid: GameId, request: Request, response: Response, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
@@ -353,35 +453,35 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
     mine = hub.seats_for(old, await credentials(request, gid))
     if not mine:
         raise ApiError(403, "not_your_seat", "only players can ask for another game")
-    if not old.state.is_terminal():
+    if not old.over:
         raise ApiError(409, "game_not_over", "the game is still being played")
     invites: dict[int, str] = {}
-    async with old.lock:  # one new game per finished game: whoever asks second joins the first one's game
+    async with old.lock:  # one new game per finished game: whoever asks second gets their seats in the first one's game
         nxt = old.row.tags.get("rematch")
         if nxt is None:
-            seats = []
+            # every human seat stays with the player who held it: the asker's seats are theirs now, the other
+            # players' seats wait for them (kept by the hash of their seat token in this game, no invite link)
+            seats: list[dict] = []
             for i, s in enumerate(old.row.seats):
-                if s["kind"] == "computer":
-                    seats.append({"kind": "computer", "level": s.get("level")})
+                if s["kind"] == "computer":  # (a computer-only game has no players, so no rematch)
+                    seats.append({"kind": "computer", "level": s.get("level") or 0})
                 elif i in mine:
-                    seats.append({"kind": "me", "name": s["name"]})
-                else:
-                    seats.append({"kind": "invite"})
+                    seats.append({"kind": "me", "name": s["name"], "reserved_hash": s["token_hash"]})
+                elif s.get("token_hash"):
+                    seats.append({"kind": "reserved", "name": s["name"], "reserved_hash": s["token_hash"]})
+                else:  # nobody ever took it: waiting for a player as before
+                    seats.append({"kind": "open" if s.get("open") else "invite"})
             account = await account_of(request)
             room, toks, invites = await hub.create(old.row.game, old.row.variant, old.row.players, seats, old.row.tags.get("setup"),
-                                                   account=account, rated=old.row.rated and account is not None)
+                                                   old.row.time_control, account=account, rated=old.row.rated and account is not None)
             old.row.tags = {**old.row.tags, "rematch": room.id}
             await asyncio.to_thread(hub._save_row, old.row)
         else:
             room, toks = await hub.room(nxt), {}
     if nxt is None:
         await hub.broadcast(old)  # the other players' pages offer to join the new game
-    else:  # the seats this browser held in the old game are its seats in the new one, if still free
-        for i in mine:
-            s = room.row.seats[i]
-            if s["kind"] == "human" and not s.get("joined"):
-                room, toks[i] = await hub.join(room.id, i, old.row.seats[i]["name"], None, vouched=True,
-                                               account=await account_of(request))
+    else:  # the seats this player held in the old game are theirs in the new one (proved by the old seat tokens)
+        room, toks = await hub.reclaim(room.id, {i: old.row.seats[i]["token_hash"] for i in mine})
     remember(response, request, room.id, list(toks.values()))
     out = view(hub, room, list(toks.values()) + await credentials(request, room.id))
     out["tokens"] = {str(k): v for k, v in toks.items()}
@@ -389,10 +489,10 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
     return out
 
 
-@router.get("/games/{gid}/positions", summary="Position string after every ply (for replay)", response_model=Positions,
+@router.get("/games/{gid}/positions", summary="Position, seat to move and summary after every ply (for replay)", response_model=Positions,
             responses=errors(*GAME))
 async def get_positions(gid: GameId, request: Request):
-    return {"positions": await hub_of(request).positions(gid)}
+    return await hub_of(request).positions(gid)
 
 
 @router.get("/games/{gid}/record", response_class=PlainTextResponse, summary="The game as an .rgn record",
@@ -401,9 +501,20 @@ async def get_positions(gid: GameId, request: Request):
 async def get_record(gid: GameId, request: Request):
     from ..records import Record
 
-    room = await hub_of(request).room(gid)
+    hub = hub_of(request)
+    room = await hub.room(gid)
     tags = {room.state.game.seat_names[i].capitalize(): s["name"] for i, s in enumerate(room.row.seats)}
-    return Record.from_state(room.state, tags).dumps()
+    # an imported record's own tags (Event, Site, Round, custom ones; its seat names as written) go back out;
+    # the site's internal tags do not
+    tags.update({k: str(v) for k, v in room.row.tags.items() if k not in INTERNAL_TAGS})
+    tc = clk.TimeControl.from_json(room.row.time_control)
+    if tc is not None:
+        tags["TimeControl"] = tc.label
+    rec = Record.from_state(room.state, tags, room.times if tc is not None else None)
+    reason = hub.snapshot(room)["reason"]
+    if reason in ("time", "aborted"):  # the protocol knows these as a resignation / an unfinished game
+        rec.tags["Termination"] = reason
+    return rec.dumps()
 
 
 @router.post("/import", summary="Import game records (boardspace YINSH, .rgn); each file is reported separately",
@@ -411,7 +522,9 @@ async def get_record(gid: GameId, request: Request):
 async def import_files(request: Request, files: Annotated[list[UploadFile], File(description="record files")] = []):  # noqa: B006
     settings = request.app.state.limits  # size, files and games per upload: over any of them, nothing is imported (413)
     results = await hub_of(request).import_upload(await read_uploads(files, settings), settings.upload_games)
-    return {"results": results, "imported": sum(r["ok"] for r in results), "failed": sum(not r["ok"] for r in results)}
+    dup = sum(bool(r.get("duplicate")) for r in results)
+    return {"results": results, "imported": sum(r["ok"] for r in results), "failed": sum(not r["ok"] for r in results) - dup,
+            "duplicates": dup}
 
 
 # -- accounts ------------------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -41,6 +41,25 @@ def swagger_ui_dir() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "static"
 
 
+#: the paths whose errors are JSON (the API, its description, the WebSockets, files); every other path is a page
+API_PATHS = ("/api", "/openapi.json", "/healthz")
+API_PREFIXES = ("/api/", "/ws/", "/static/", "/static-docs/")
+GAME_ID = re.compile(r"[0-9A-Za-z_-]{1,32}")
+
+
+def is_page_request(request: Request) -> bool:
+    """A browser asking for a page (GET or HEAD of a path that is not the API's): its errors are HTML pages."""
+    path = request.url.path
+    return request.method in ("GET", "HEAD") and path not in API_PATHS and not path.startswith(API_PREFIXES)
+
+
+def not_found_page(request: Request, what: str = "page") -> HTMLResponse:
+    """The 404 page in the request's language: ``what`` is ``page`` (no such address) or ``game`` (no such game)."""
+    resp = render_page(request, "404.html", what=what)
+    resp.status_code = 404
+    return resp
+
+
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
                behind_https: bool = False, limits: _limits.Limits | None = None, password_hasher=None) -> FastAPI:
     """The site. ``allowed_origins``: other origins whose pages may use the API and WebSockets (the site's own
@@ -49,7 +68,10 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     ``argon2.PasswordHasher`` (default: argon2-cffi's, RFC 9106's profile; tests pass a cheap one)."""
     settings = limits or _limits.Limits()
     hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay, room_idle_seconds=settings.room_idle_seconds,
-              max_rooms=settings.max_rooms, password_hasher=password_hasher)
+              max_rooms=settings.max_rooms, computer_games_per_client=settings.computer_games_per_client,
+              computer_games_total=settings.computer_games_total, computer_game_actions=settings.computer_game_actions,
+              clock_heartbeat=settings.clock_heartbeat_seconds, abort_seconds=settings.abort_first_move_seconds,
+              claim_seconds=settings.claim_after_seconds, computer_max_seconds=settings.computer_game_max_seconds, password_hasher=password_hasher)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -67,10 +89,14 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError):
+        if exc.status == 404 and is_page_request(request):
+            return not_found_page(request)
         return JSONResponse(exc.payload(), status_code=exc.status)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException):  # FastAPI's own: unparsable body, 404, 405
+        if exc.status_code == 404 and is_page_request(request):
+            return not_found_page(request)
         code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(exc.status_code, "error")
         return JSONResponse({"error": code, "message": str(exc.detail)[:300]}, status_code=exc.status_code, headers=exc.headers)
 
@@ -117,6 +143,14 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
 
     @app.get("/game/{gid}", include_in_schema=False)
     async def game_page(request: Request, gid: str):
+        if not GAME_ID.fullmatch(gid):
+            return not_found_page(request, "game")
+        try:
+            await hub.room(gid)
+        except ApiError as exc:
+            if exc.status == 404:
+                return not_found_page(request, "game")
+            raise
         return await page(request, "game.html")
 
     @app.get("/archive", include_in_schema=False)

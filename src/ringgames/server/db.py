@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -30,8 +31,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-__all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "AccountRow", "SessionRow", "SiteKeyRow", "GamePlayerRow", "RatingRow",
-           "RatingHistoryRow", "SeekRow", "make_engine", "migrate", "default_sqlite_url"]
+__all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "ClockSite", "AccountRow", "SessionRow", "SiteKeyRow", "GamePlayerRow",
+           "RatingRow", "RatingHistoryRow", "SeekRow", "make_engine", "migrate", "default_sqlite_url"]
 
 
 def _now() -> datetime:
@@ -70,6 +71,16 @@ class GameRow(Base):
     to_move: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
     #: when the ratings were updated for this game's result (None: not yet, or not rated)
     rated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, default=None)
+    # -- clocks (migration 0004; ``server/clocks.py``, docs/time-controls.md). Times are milliseconds since the epoch.
+    #: ``{"initial": s, "increment": s}`` (real time, Fischer) or ``{"days": n}`` (correspondence); None: no clock
+    time_control: Mapped[dict | None] = mapped_column(JSON, nullable=True, default=None)
+    #: milliseconds left per seat, as of ``clock_at`` (the running seat's clock is charged from then on)
+    clocks: Mapped[list | None] = mapped_column(JSON, nullable=True, default=None)
+    #: the seat whose clock runs (None: no clock runs: no time control, not started, or the game is over)
+    clock_seat: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
+    clock_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True, default=None)
+    #: when the running clock reaches zero (``clock_at + clocks[clock_seat]``): every process polls this column
+    deadline: Mapped[int | None] = mapped_column(BigInteger, nullable=True, default=None, index=True)
 
 
 class MoveRow(Base):
@@ -85,6 +96,10 @@ class MoveRow(Base):
     text: Mapped[str] = mapped_column(String(64))
     seat: Mapped[int] = mapped_column(Integer)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    #: clocked games: milliseconds the seat's clock ran for this action, and what it had left after it
+    #: (increment included when the action ended the seat's turn); None without a clock
+    spent_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True, default=None)
+    left_ms: Mapped[int | None] = mapped_column(BigInteger, nullable=True, default=None)
 
 
 class ChatRow(Base):
@@ -95,6 +110,17 @@ class ChatRow(Base):
     name: Mapped[str] = mapped_column(String(64))
     text: Mapped[str] = mapped_column(Text)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class ClockSite(Base):
+    """One row (id 1): the last time any server process was alive (``alive_ms``, beaten every second or so).
+    A process that starts and finds it stale knows the whole site was down since then, and does not charge
+    that time to the running clocks (``clocks.py``)."""
+
+    __tablename__ = "clock_site"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    alive_ms: Mapped[int] = mapped_column(BigInteger)
 
 
 class AccountRow(Base):

@@ -85,9 +85,24 @@ class Limits:
     ws_message_bytes: int = 64 * KIB
     ws_rate: str = "30 per 10 seconds"
     ws_strikes: str = "10/minute"
+    #: computer-only games (every seat a computer): live ones per client and in all (more → 429), and their
+    #: length in actions, after which such a game ends in a draw (reason ``action_limit``)
+    computer_games_per_client: int = 2
+    computer_games_total: int = 6
+    computer_game_actions: int = 600
     #: rooms (games in memory): evicted after this many idle seconds, at most this many in memory
     room_idle_seconds: float = 600.0
     max_rooms: int = 5000
+    #: clocks: every process beats the site's heartbeat this often and re-reads the deadlines set by other
+    #: processes at least this often (docs/time-controls.md)
+    clock_heartbeat_seconds: float = 1.0
+    #: a real-time game is aborted when a seat has not made its first move this long after its turn began
+    abort_first_move_seconds: float = 30.0
+    #: a game without a clock may be claimed by the others when the seat to decide has not moved for this long
+    claim_after_seconds: float = 86_400.0
+    #: a game of computers only is stopped (finished, no result) this long after its creation
+    #: (its length in actions is bounded by computer_game_actions)
+    computer_game_max_seconds: float = 21_600.0
     #: where the rate counters live (a ``limits`` storage URI)
     storage: str = "memory://"
 
@@ -99,7 +114,7 @@ class Limits:
                     _limits.parse(v)
                 except ValueError:
                     raise ValueError(f"limit {f.name}: {v!r} is not a rate such as '20/minute' or '30 per 10 seconds'") from None
-            elif f.type in ("int", "float") and not (isinstance(v, (int, float)) and v >= (0 if f.name == "room_idle_seconds" else 1)):
+            elif f.type in ("int", "float") and not (isinstance(v, (int, float)) and v >= (0 if f.name == "room_idle_seconds" else 0.05 if f.name in ("clock_heartbeat_seconds", "abort_first_move_seconds", "claim_after_seconds") else 1)):
                 raise ValueError(f"limit {f.name}: {v!r} must be a positive number")
 
     @classmethod

@@ -3,7 +3,7 @@
 On connect the server sends ``{"type": "hello", "state": ..., "my_seats": [...], "chat": [...]}``;
 after every accepted action ``{"type": "state", "state": ...}``. Clients send
 ``{"type": "action", "action": "e3", "ply": 12}``, ``{"type": "resign"}``,
-``{"type": "draw", "what": "offer"}``, ``{"type": "chat", "text": "..."}``, ``{"type": "sync"}``
+``{"type": "draw", "what": "offer"}``, ``{"type": "takeback", "what": "ask"}``, ``{"type": "claim"}``, ``{"type": "chat", "text": "..."}``, ``{"type": "sync"}``
 (answered with the current ``state``); a refused request is answered
 ``{"type": "error", "error": code, "message": ..., "id": <echoed>}`` and the connection stays open.
 A client that reconnects simply gets a new ``hello`` with the current state.
@@ -11,8 +11,8 @@ A client that reconnects simply gets a new ``hello`` with the current state.
 ``ply`` is required for actions (a repeated message never plays for the next seat) and the fields are
 checked as strictly as the HTTP API's request models (``bool`` is no number, ``"3"`` no ply). Seat
 tokens come from the game's cookie or an ``X-Seat-Token`` handshake header, never from the URL or a
-message. A handshake whose ``Origin`` is another site is refused (close code 1008) before anything is
-sent.
+message. A handshake whose ``Origin`` is another site is refused with HTTP 403 (closed before it is
+accepted), before anything is sent. The whole protocol: ``docs/websocket.md``.
 
 Limits (``server/limits.py``, ``docs/security.md``): each message at most ``ws_message_bytes``; at most
 ``ws_rate`` messages per connection (more are answered ``rate_limited``; a client that goes on past
@@ -40,7 +40,7 @@ from pydantic import (
 
 from . import seats as seat_tokens
 from .accounts import SESSION_COOKIE
-from .api import COOKIE, ActionIn, ChatIn, DrawIn, ResignIn
+from .api import COOKIE, ActionIn, ChatIn, DrawIn, ResignIn, TakebackIn
 from .errors import ApiError, clip, describe_validation_errors, short
 from .limits import RateLimited, client_of, size_text
 from .security import cross_site_reason, settings_of
@@ -71,6 +71,16 @@ class DrawMessage(DrawIn):
     type: Literal["draw"]
 
 
+class TakebackMessage(TakebackIn):
+    model_config = _ENVELOPE
+    type: Literal["takeback"]
+
+
+class ClaimMessage(BaseModel):
+    model_config = _ENVELOPE
+    type: Literal["claim"]
+
+
 class ChatMessage(ChatIn):
     model_config = _ENVELOPE
     type: Literal["chat"]
@@ -81,7 +91,8 @@ class SyncMessage(BaseModel):
     type: Literal["sync"]
 
 
-MESSAGE = TypeAdapter(Annotated[ActionMessage | ResignMessage | DrawMessage | ChatMessage | SyncMessage,
+MESSAGE = TypeAdapter(Annotated[ActionMessage | ResignMessage | DrawMessage | TakebackMessage | ClaimMessage | ChatMessage
+                                | SyncMessage,
                                 Field(discriminator="type")])
 
 #: the sender's cue for "send the current state" (a coalesced ``sync``)
@@ -114,9 +125,9 @@ def _invalid(exc: ValidationError, msg: dict) -> ApiError:
     e = exc.errors(include_url=False, include_input=False)[0]
     loc = [str(x) for x in e.get("loc", ())]
     if e.get("type") == "union_tag_invalid":
-        return ApiError(400, "bad_message", f"unknown message type {clip(msg.get('type'))}: use action, resign, draw, chat or sync")
+        return ApiError(400, "bad_message", f"unknown message type {clip(msg.get('type'))}: use action, resign, draw, takeback, claim, chat or sync")
     if e.get("type") == "union_tag_not_found":
-        return ApiError(400, "bad_message", "a message needs a \"type\": action, resign, draw, chat or sync")
+        return ApiError(400, "bad_message", "a message needs a \"type\": action, resign, draw, takeback, claim, chat or sync")
     if len(loc) < 2:
         return ApiError(400, "bad_message", f"message: {e.get('msg')}")
     # the fields of a known type: the same code and wording as the HTTP API's request models
@@ -179,7 +190,7 @@ async def game_socket(ws: WebSocket, gid: str):
 
     send_task = asyncio.create_task(sender())
     try:
-        await ws.send_text('{"type":"hello","state":' + hub.state_json(room) + ',"my_seats":'
+        await ws.send_text('{"type":"hello","state":' + hub.live_state_json(room) + ',"my_seats":'
                            + orjson.dumps(hub.seats_for(room, tokens)).decode() + ',"chat":' + orjson.dumps(room.chat[-50:]).decode() + "}")
         while True:
             raw = await ws.receive()
@@ -216,6 +227,10 @@ async def game_socket(ws: WebSocket, gid: str):
                     await hub.resign(gid, toks, m.seat)
                 elif isinstance(m, DrawMessage):
                     await hub.draw(gid, toks, m.what)
+                elif isinstance(m, TakebackMessage):
+                    await hub.takeback(gid, toks, m.what)
+                elif isinstance(m, ClaimMessage):
+                    await hub.claim(gid, toks)
                 elif isinstance(m, ChatMessage):
                     await rates.check("chat", client)
                     await hub.chat(gid, toks, m.text, m.name)

@@ -12,6 +12,9 @@ checks against the HTTP API that no move was lost or duplicated.
 clients) that each send ``sync`` requests as fast as they can on a game of their own, reconnecting
 whenever the server closes them: the other games' latency shows whether one client's flood slows
 everybody (it must not; see docs/security.md).
+
+``--clock 600+5`` plays every game on a real-time clock (initial seconds + increment), to show that the
+clocks' timer costs no per-game work (docs/time-controls.md).
 """
 
 from __future__ import annotations
@@ -56,9 +59,11 @@ def _get(url: str) -> dict:
         return json.loads(r.read())
 
 
-async def play_game(base: str, game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0) -> tuple[str, int]:
+async def play_game(base: str, game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0,
+                    clock: dict | None = None) -> tuple[str, int]:
     """One game, two seats on two WebSockets, until it ends or ``deadline``; returns (id, moves sent)."""
-    d = await asyncio.to_thread(_post, f"{base}/api/games", {"game": game, "seats": [{"kind": "me"}, {"kind": "invite"}]})
+    body = {"game": game, "seats": [{"kind": "me"}, {"kind": "invite"}], **({"clock": clock} if clock else {})}
+    d = await asyncio.to_thread(_post, f"{base}/api/games", body)
     gid = d["id"]
     joined = await asyncio.to_thread(_post, f"{base}/api/games/{gid}/join", {"seat": 1, "token": d["invites"]["1"].split("token=")[1]})
     toks = [d["tokens"]["0"], joined["token"]]
@@ -103,11 +108,12 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
     return gid, sent
 
 
-async def play_games(base: str, game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0) -> list[tuple[str, int]]:
+async def play_games(base: str, game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0,
+                     clock: dict | None = None) -> list[tuple[str, int]]:
     """Game after game at one table until ``deadline``, so that the load stays at N games throughout."""
-    out = [await play_game(base, game, deadline, rng, lat, seen, think)]
+    out = [await play_game(base, game, deadline, rng, lat, seen, think, clock)]
     while time.perf_counter() < deadline:
-        out.append(await play_game(base, game, deadline, rng, lat, seen, think))
+        out.append(await play_game(base, game, deadline, rng, lat, seen, think, clock))
     return out
 
 
@@ -157,7 +163,16 @@ def _flood_process(base: str, game: str, seconds: float, flood: int, out) -> Non
     out.send(counts)
 
 
-async def run(base: str, games: int, seconds: float, game: str, seed: int, think: float = 0.0, flood: int = 0) -> dict:
+def parse_clock(text: str | None) -> dict | None:
+    """``"600+5"`` → ``{"initial": 600, "increment": 5}``; None → None."""
+    if not text:
+        return None
+    initial, _, inc = text.partition("+")
+    return {"initial": float(initial), "increment": float(inc or 0)}
+
+
+async def run(base: str, games: int, seconds: float, game: str, seed: int, think: float = 0.0, flood: int = 0,
+              clock: dict | None = None) -> dict:
     lat: list[float] = []
     seen: dict = {}
     rng = random.Random(seed)
@@ -171,7 +186,8 @@ async def run(base: str, games: int, seconds: float, game: str, seed: int, think
         recv, send = ctx.Pipe(duplex=False)
         flooder = ctx.Process(target=_flood_process, args=(base, game, seconds, flood, send), daemon=True)
         flooder.start()
-    tables = await asyncio.gather(*(play_games(base, game, deadline, random.Random(rng.random()), lat, seen, think) for _ in range(games)))
+    tables = await asyncio.gather(*(play_games(base, game, deadline, random.Random(rng.random()), lat, seen, think, clock)
+                                    for _ in range(games)))
     wall = time.perf_counter() - t0
     if flood:
         counts = await asyncio.to_thread(recv.recv)
@@ -193,7 +209,7 @@ async def run(base: str, games: int, seconds: float, game: str, seed: int, think
     q = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
     return {"games": games, "played": len(results), "moves": len(lat), "seconds": round(wall, 2), "moves_per_s": round(len(lat) / wall, 1),
             "p50_ms": round(q(0.50), 1), "p99_ms": round(q(0.99), 1), "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
-            "lost": lost, "duplicated": dup, **({"flood": counts} if flood else {})}
+            "lost": lost, "duplicated": dup, **({"flood": counts} if flood else {}), **({"clock": clock} if clock else {})}
 
 
 def main(argv=None) -> None:
@@ -209,10 +225,12 @@ def main(argv=None) -> None:
     ap.add_argument("--server-limits", action="store_true",
                     help="start the server with its default limits (per-connection message rate included); "
                          "else the benchmark raises the game and message rates (one client plays everything)")
+    ap.add_argument("--clock", default=None, metavar="INITIAL+INC", help="play on a real-time clock, e.g. 600+5 (seconds)")
     args = ap.parse_args(argv)
+    clock = parse_clock(args.clock)
     me0 = time.process_time()
     if args.url:
-        res = asyncio.run(run(args.url.rstrip("/"), args.games, args.seconds, args.game, args.seed, args.think, args.sync_flood))
+        res = asyncio.run(run(args.url.rstrip("/"), args.games, args.seconds, args.game, args.seed, args.think, args.sync_flood, clock))
     else:
         with tempfile.TemporaryDirectory() as d:
             db = args.db or f"sqlite:///{Path(d) / 'bench.sqlite3'}"
@@ -220,13 +238,13 @@ def main(argv=None) -> None:
             with ServerProcess(db, extra_args=extra) as srv:
                 assert srv.proc is not None  # started by the with
                 cpu0 = _cpu_seconds(srv.proc.pid)
-                res = asyncio.run(run(srv.url, args.games, args.seconds, args.game, args.seed, args.think, args.sync_flood))
+                res = asyncio.run(run(srv.url, args.games, args.seconds, args.game, args.seed, args.think, args.sync_flood, clock))
                 cpu1 = _cpu_seconds(srv.proc.pid)
             if cpu0 is not None and cpu1 is not None and res["moves"]:  # includes the final checks, a slight overestimate
                 res["server_cpu_ms_per_move"] = round((cpu1 - cpu0) * 1000 / res["moves"], 3)
     if res["moves"]:
         res["client_cpu_ms_per_move"] = round((time.process_time() - me0) * 1000 / res["moves"], 3)
-    print(f"{res['games']} concurrent {args.game} games over WebSockets (think {args.think} s, {res['played']} games played): {res['moves']} moves in {res['seconds']} s = "
+    print(f"{res['games']} concurrent {args.game} games over WebSockets{f' on a {args.clock} clock' if clock else ''} (think {args.think} s, {res['played']} games played): {res['moves']} moves in {res['seconds']} s = "
           f"{res['moves_per_s']} moves/s; latency p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms; "
           f"lost {res['lost']}, duplicated {res['duplicated']}; CPU per move: server {res.get('server_cpu_ms_per_move', '?')} ms, "
           f"load generator {res.get('client_cpu_ms_per_move', '?')} ms"

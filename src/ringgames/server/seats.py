@@ -10,6 +10,9 @@
 * A seat may also belong to an **account** (``"account": id``): a logged-in player who creates or joins a game
   sits as their account, and a guest's seats move to the account on sign-up or login (``accounts.py``). Such a
   seat is held by its token *and* by the account's session (an :class:`AccountKey` among the credentials).
+* A **reserved seat** (a rematch) belongs to the player who held it in the previous game: it keeps the hash of
+  that player's old seat token (``reserved_hash``) and only the rematch request carrying that token claims it;
+  no invite exists for it and it cannot be joined or re-invited.
 
 Seats are the dicts of ``GameRow.seats``; these functions change them in place, the caller saves the row.
 """
@@ -68,10 +71,14 @@ def held(seats: list[dict], tokens: Iterable[Credential]) -> list[int]:
             if s.get("token_hash") in hashes or (s.get("account") is not None and s.get("account") in accounts)]
 
 
-def human_seat(kind: str, name: str) -> tuple[dict, str | None, str | None]:
-    """A new human seat of ``kind`` me | invite | open; returns (seat, its seat token if "me", its invite token if "invite")."""
+def human_seat(kind: str, name: str, reserved_hash: str | None = None) -> tuple[dict, str | None, str | None]:
+    """A new human seat of ``kind`` me | invite | open | reserved; returns (seat, its seat token if "me", its invite
+    token if "invite"). ``reserved_hash`` (rematches): the hash of the seat token that held this seat in the previous
+    game; a "reserved" seat waits for that player only."""
     seat = {"kind": "human", "name": name, "spec": None, "level": None, "token_hash": None, "invite_hash": None,
             "joined": kind == "me", "invite": kind == "invite", "open": kind == "open"}
+    if reserved_hash:
+        seat["reserved_hash"] = reserved_hash
     token = invite = None
     if kind == "me":
         token = new_token()
@@ -91,6 +98,8 @@ def claim(seat: dict, invite: str | None, *, vouched: bool = False) -> str:
                        else "that seat belongs to a recorded game")
     if seat.get("joined"):
         raise ApiError(409, "seat_taken", "that seat has been taken; an invite link works only once")
+    if seat.get("reserved_hash") and not vouched:
+        raise ApiError(403, "seat_reserved", "that seat is kept for the player who held it in the previous game")
     if not vouched:
         if invite:
             if not seat.get("invite_hash") or not secrets.compare_digest(hash_token(invite), seat["invite_hash"]):
@@ -106,6 +115,18 @@ def reinvite(seat: dict) -> str:
     """A new invite token for a seat still waiting for its player; the previous invite link stops working."""
     if seat.get("kind") != "human" or seat.get("joined"):
         raise ApiError(409, "seat_taken", "that seat is not waiting for a player")
+    if seat.get("reserved_hash"):
+        raise ApiError(409, "seat_reserved", "that seat is kept for the player who held it in the previous game")
     invite = new_token()
     seat.update(invite_hash=hash_token(invite), invite=True)
     return invite
+
+
+def reclaim(seat: dict, old_hash: str) -> str:
+    """A rematch seat for the player whose previous seat token hashes to ``old_hash`` (the seat's ``reserved_hash``):
+    a fresh seat token (a new one each time that player asks; the previous one stops working). Raises otherwise."""
+    if seat.get("kind") != "human" or not seat.get("reserved_hash") or not secrets.compare_digest(seat["reserved_hash"], old_hash):
+        raise ApiError(403, "not_your_seat", "that seat is not yours in the next game")
+    token = new_token()
+    seat.update(token_hash=hash_token(token), invite_hash=None, joined=True)
+    return token

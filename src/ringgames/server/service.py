@@ -12,8 +12,11 @@ import gc
 import html
 import logging
 import multiprocessing
+import os
 import random
 import secrets
+import threading
+import time
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -23,16 +26,19 @@ from datetime import UTC, datetime
 from typing import cast
 
 import orjson
-from sqlalchemy import Table, bindparam, delete, insert, select, update
+from sqlalchemy import Table, bindparam, delete, func, insert, select, update
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from .. import load_game
 from ..protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
+from ..warmup import warm_up
+from . import clocks as clk
 from . import ratings
 from . import seats as seat_tokens
 from .accounts import Account, Accounts
-from .db import ChatRow, GamePlayerRow, GameRow, MoveRow, make_engine, migrate, sessions
+from .db import ChatRow, ClockSite, GamePlayerRow, GameRow, MoveRow, make_engine, migrate, sessions
 from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
 from .seats import Credential
 from .seeks import Seeks
@@ -53,6 +59,14 @@ MAX_CHAT = 500
 MAX_CARRIED_GAMES = 100
 #: the longest action string accepted (one action's notation is a few characters)
 MAX_ACTION_CHARS = 100
+#: the clock columns of a game row that every move writes
+CLOCK_FIELDS = ("clocks", "clock_seat", "clock_at", "deadline")
+#: the move text of a flag (the seat's time ran out): stored as the protocol's resignation
+TIME_TEXT = "time"
+#: the move text of a win claimed against a seat that stayed away (recorded as that seat's resignation)
+ABANDONED_TEXT = "abandoned"
+
+
 def clean_name(name: str | None, default: str) -> str:
     """Player names: trimmed, printable, at most MAX_NAME characters (pages render them as text)."""
     name = "".join(ch for ch in (name or "") if ch.isprintable()).strip()[:MAX_NAME]
@@ -68,6 +82,21 @@ def agent_spec(level: int | None) -> str:
     return "random"  # level 0, or no AI levels installed
 
 
+def clocked_spec(spec: str, game: str, players: int, budget: float | None) -> str:
+    """The agent spec for a computer seat on a clock: a level's time budget cut to ``budget`` seconds (the share
+    of its remaining time it may think, :func:`clocks.think_budget`); other specs as they are."""
+    if budget is None or not spec.startswith("level:"):
+        return spec
+    from ..ai.agents import parse_spec
+    from ..ai.levels import spec_for
+
+    level = int(parse_spec(spec)[1].get("value", 3))
+    own = parse_spec(spec_for(game, level, 1.0, players))[1].get("time")
+    if not isinstance(own, (int, float)) or own <= budget:
+        return spec
+    return f"level:{level},scale={max(budget / own, 1e-3):.4g}"
+
+
 def choose_action(serialized: str, spec: str) -> int:
     """Runs in a worker process: the agent's action for a serialized state."""
     from .. import deserialize_state
@@ -77,6 +106,79 @@ def choose_action(serialized: str, spec: str) -> int:
     return make_agent(spec).choose(state)
 
 
+#: how often a computer-player process checks that the server that started it is still alive (seconds)
+WATCHDOG_SECONDS = 0.5
+
+
+def _watch_parent(parent: int, every: float) -> None:
+    while True:
+        time.sleep(every)
+        if os.getppid() != parent:  # the server is gone (killed, crashed): this process must not outlive it
+            os._exit(0)
+
+
+#: the scheduling niceness of the computer-only games' process (games with a human get the CPU first)
+BOT_NICE = 10
+
+
+def worker_init(parent: int, every: float = WATCHDOG_SECONDS, nice: int = 0) -> None:
+    """The initializer of every computer-player process: a watchdog thread that ends the process when its parent
+    (the server, pid ``parent``) dies, a lower CPU priority if ``nice``, then ``warm_up()`` (the kernels compiled
+    before the first job)."""
+    threading.Thread(target=_watch_parent, args=(parent, every), name="ringgames-parent-watchdog", daemon=True).start()
+    if nice:
+        try:
+            os.nice(nice)
+        except (OSError, AttributeError):  # not allowed, or no such call on this system: run at normal priority
+            pass
+    warm_up()
+
+
+def _make_pool(workers: int, nice: int = 0) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=worker_init,
+                               initargs=(os.getpid(), WATCHDOG_SECONDS, nice))
+
+
+def close_pool(pool: ProcessPoolExecutor, timeout: float = 3.0) -> None:
+    """Stop ``pool`` now: queued jobs cancelled, and its worker processes (busy thinking or not) terminated and
+    joined (killed if they do not end within ``timeout`` seconds). Blocks; run it in a thread."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+
+
+def check_time_control(tc: dict | None) -> clk.TimeControl | None:
+    """A time control from the API (``{"initial": S, "increment": S}`` or ``{"days": N}``), checked: 422
+    ``bad_clock`` with the reason for impossible values (the API's request models refuse most of them first)."""
+    if not tc:
+        return None
+    try:
+        if "days" in tc:
+            days = tc["days"]
+            if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= clk.MAX_DAYS:
+                raise ValueError(f"correspondence: days per move must be a whole number from 1 to {clk.MAX_DAYS}")
+            return clk.TimeControl(days * clk.DAY_MS, 0, days)
+        initial, inc = tc.get("initial"), tc.get("increment", 0)
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in (initial, inc)):
+            raise ValueError("clock: initial and increment must be numbers of seconds")
+        assert isinstance(initial, (int, float)) and isinstance(inc, (int, float))
+        if not 1 <= initial <= clk.MAX_INITIAL:
+            raise ValueError(f"clock: the initial time is 1 to {clk.MAX_INITIAL:,} seconds (a day), not {initial}")
+        if not 0 <= inc <= clk.MAX_INCREMENT:
+            raise ValueError(f"clock: the increment is 0 to {clk.MAX_INCREMENT:,} seconds, not {inc}")
+        return clk.TimeControl(int(round(initial * 1000)), int(round(inc * 1000)))
+    except ValueError as exc:
+        raise ApiError(422, "bad_clock", str(exc)) from None
+
+
 @dataclass
 class Room:
     id: str
@@ -84,6 +186,8 @@ class Room:
     state: State
     texts: list[str]
     seats_of: list[int]
+    #: per entry: (spent_ms, left_ms) of the acting seat's clock, (None, None) without a clock
+    times: list[tuple[int | None, int | None]] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     listeners: set = field(default_factory=set)
     chat: list[dict] = field(default_factory=list)
@@ -93,19 +197,33 @@ class Room:
     #: the encoded state (JSON text) and the key of the state it encodes; see ``Hub.state_json``
     encoded: str | None = None
     encoded_key: tuple | None = None
+    #: when the seat to decide got the turn (ms since the epoch): the last entry, or when the game became live
+    turn_since: int = 0
+
+    @property
+    def over(self) -> bool:
+        """The game is over: by its rules, a resignation, a draw, a flag — or aborted by the server."""
+        return self.row.status == "aborted" or bool(self.row.tags.get("stopped")) or self.state.is_terminal()
 
     def state_key(self) -> tuple:
         """Changes whenever what ``Hub.snapshot`` shows changes (moves, status, seats, tags, draw offers)."""
-        return (len(self.state.history), self.row.status, id(self.row.seats), id(self.row.tags), tuple(self.row.draw_offers or ()))
+        return (len(self.state.history), self.row.status, id(self.row.seats), id(self.row.tags), tuple(self.row.draw_offers or ()),
+                self.row.clock_at, self.row.deadline)
 
 
 class Hub:
     def __init__(self, db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, run_computers: bool = True,
-                 room_idle_seconds: float = 600.0, max_rooms: int = 5000, password_hasher=None):
+                 room_idle_seconds: float = 600.0, max_rooms: int = 5000, computer_games_per_client: int = 2,
+                 computer_games_total: int = 6, computer_game_actions: int = 600, run_clocks: bool | None = None,
+                 clock_heartbeat: float = 1.0, abort_seconds: float = clk.ABORT_SECONDS,
+                 claim_seconds: float = clk.CLAIM_SECONDS,
+                 computer_max_seconds: float = clk.COMPUTER_MAX_SECONDS, password_hasher=None):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
         watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
-        database is the truth and a later request loads them again."""
+        database is the truth and a later request loads them again. ``run_clocks`` (default: as
+        ``run_computers``): flag games whose clock ran out and beat the site's heartbeat every
+        ``clock_heartbeat`` seconds (see ``docs/time-controls.md``); off for tools such as ``ringgames import``."""
         self.db_url = db_url
         self._password_hasher = password_hasher  # argon2.PasswordHasher; None: argon2-cffi's defaults
         self._accounts: Accounts | None = None
@@ -119,7 +237,35 @@ class Hub:
         self.room_idle_seconds = room_idle_seconds
         self.max_rooms = max_rooms
         self.ai_workers = ai_workers
+        #: computer-only games (every seat a computer): at most this many live per client and in all, and
+        #: this many actions each (then a draw, reason "action_limit"); they think in their own one-process pool
+        self.computer_games_per_client = computer_games_per_client
+        self.computer_games_total = computer_games_total
+        self.computer_game_actions = computer_game_actions
+        #: live computer-only games: game id -> the creating client (None for games resumed at start)
+        self.computer_games: dict[str, str | None] = {}
+        self._bot_pool: ProcessPoolExecutor | None = None
+        self._stopping = False
         self.ai_delay = ai_delay
+        self.warmup_seconds: dict[str, float] = {}  # per game, measured by start()
+        self.run_clocks = run_computers if run_clocks is None else run_clocks
+        self.clock_heartbeat_ms = max(50, int(clock_heartbeat * 1000))
+        #: a real-time game whose seat to decide has not made its first move this long after its turn began is aborted
+        self.abort_ms = max(100, int(abort_seconds * 1000))
+        #: in a game without a clock, the others may claim it when the seat to decide has not moved for this long
+        self.claim_ms = max(100, int(claim_seconds * 1000))
+        #: games with computer seats only are stopped this long after their creation (their length in actions:
+        #: computer_game_actions)
+        self.computer_max_ms = int(computer_max_seconds * 1000)
+        #: the site counts as down when no process beat for this long (checked when a process starts)
+        self.clock_down_after_ms = int(self.clock_heartbeat_ms * 2.5)
+        #: downtime credited to the running clocks when this process started (ms; 0: none)
+        self.clock_resumed_ms = 0
+        #: flags this process tried and flags it applied (a flag another process applied first is not applied here)
+        self.flags_tried = 0
+        self.flags_won = 0
+        self._clock_wake: asyncio.Event | None = None
+        self._next_wake_ms = 0
         self._pool: ProcessPoolExecutor | None = None
         self._tasks: set[asyncio.Task] = set()
         self._frozen: set[str | None] = set()
@@ -131,7 +277,7 @@ class Hub:
         self._moves_t = cast(Table, MoveRow.__table__)
         games = cast(Table, GameRow.__table__)
         self._game_update = update(games).where(games.c.id == bindparam("gid")).values(
-            {c: bindparam(f"v_{c}", type_=games.c[c].type) for c in ("status", "result", "ply", "draw_offers", "to_move", "updated")})
+            {c: bindparam(f"v_{c}", type_=games.c[c].type) for c in ("status", "result", "ply", "draw_offers", "to_move", "updated", *CLOCK_FIELDS)})
 
     @property
     def Session(self) -> sessionmaker[Session]:  # noqa: N802 (used like the class it makes)
@@ -157,12 +303,18 @@ class Hub:
     # -- life cycle ------------------------------------------------------
     async def start(self) -> None:
         await asyncio.to_thread(migrate, self.db_url)
+        # the kernels are compiled (or loaded from numba's cache) before the first request, not inside it
+        self.warmup_seconds = await asyncio.to_thread(warm_up)
         self.engine = make_engine(self.db_url)
         self._sessionmaker = sessions(self.engine)
         self._accounts = Accounts(self._sessionmaker, self._password_hasher)
         self._seeks = Seeks(self._sessionmaker)
         self._freeze()
         self._spawn(self._sweep())
+        if self.run_clocks:  # before any room is loaded: downtime is credited to the stored clocks first
+            self.clock_resumed_ms = await asyncio.to_thread(self._resume_clocks, clk.now_ms())
+            self._clock_wake = asyncio.Event()
+            self._spawn(self._clock_loop())
         if not self.run_computers:
             return
         # rated games that ended while a server stopped before their ratings were written
@@ -172,6 +324,8 @@ class Hub:
         ids = await asyncio.to_thread(self._live_ids)
         for gid in ids:
             room = await self.room(gid)
+            if self.computer_only(room.row.seats) and not room.state.is_terminal():
+                self.computer_games.setdefault(gid, None)  # counts towards the total (the creator is not stored)
             self._maybe_ai(room)
 
     def _spawn(self, coro) -> asyncio.Task:
@@ -187,13 +341,18 @@ class Hub:
             self.evict_idle()
 
     async def stop(self) -> None:
+        """Stop: background tasks cancelled, the move writer stopped, and the computer players' processes ended
+        (jobs cancelled, busy workers terminated: none outlives the server)."""
+        self._stopping = True
         for t in list(self._tasks):
             t.cancel()
         if self._writer is not None:
             self._writer.cancel()
             self._writer = None
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        pools = [p for p in (self._pool, self._bot_pool) if p is not None]
+        self._pool = self._bot_pool = None
+        for pool in pools:
+            await asyncio.to_thread(close_pool, pool)
         if self.engine is not None:
             self.engine.dispose()
 
@@ -216,9 +375,24 @@ class Hub:
 
     @property
     def pool(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.ai_workers, mp_context=multiprocessing.get_context("spawn"))
+        """The computer players of games with a human seat (``ai_workers`` processes)."""
+        if self._pool is None:  # each worker compiles before its first job, and ends when the server dies
+            self._pool = _make_pool(self.ai_workers)
         return self._pool
+
+    @property
+    def bot_pool(self) -> ProcessPoolExecutor:
+        """The computer players of computer-only games: one process of their own, at a lower CPU priority (nice
+        ``BOT_NICE``), so that however many of them run, they never take a worker from games with a human (they
+        wait for each other instead) and yield the CPU to them."""
+        if self._bot_pool is None:
+            self._bot_pool = _make_pool(1, nice=BOT_NICE)
+        return self._bot_pool
+
+    @staticmethod
+    def computer_only(seats: list[dict]) -> bool:
+        """Every seat is played by the computer."""
+        return bool(seats) and all(s.get("kind") == "computer" for s in seats)
 
     # -- loading ---------------------------------------------------------
     def _load(self, gid: str):
@@ -274,10 +448,17 @@ class Hub:
         if loaded is None:
             raise ApiError(404, "unknown_game", f"there is no game {clip(gid)}")
         row, moves, chat = loaded
+        room = Room(gid, row, *self._replay(row, moves))
+        last = moves[-1].created if moves else row.updated
+        room.turn_since = _epoch_ms(last) if last is not None else clk.now_ms()
+        room.chat = [{"name": c.name, "text": c.text} for c in chat]
+        return room
+
+    def _replay(self, row: GameRow, moves: list[MoveRow]) -> tuple[State, list[str], list[int], list]:
         game = load_game(row.game, row.variant, row.players)
         self._freeze(game.name)
         state = game.new_initial_state() if row.start is None else game.state_from_position(row.start)
-        texts, seats_of = [], []
+        texts, seats_of, times = [], [], []
         for m in moves:
             if m.action == RESIGN:
                 state.resign(m.seat)
@@ -287,9 +468,19 @@ class Hub:
                 state.play(m.action)
             texts.append(m.text)
             seats_of.append(m.seat)
-        room = Room(gid, row, state, texts, seats_of)
-        room.chat = [{"name": c.name, "text": c.text} for c in chat]
-        return room
+            times.append((m.spent_ms, m.left_ms))
+        return state, texts, seats_of, times
+
+    async def _refresh(self, room: Room) -> None:
+        """Read ``room`` again from the database (another process changed the game: its clock was flagged there,
+        or a move was played there). The room object stays, so its listeners keep it. Caller holds room.lock."""
+        loaded = await asyncio.to_thread(self._load, room.id)
+        if loaded is None:
+            return
+        row, moves, _chat = loaded
+        room.row = row
+        room.state, room.texts, room.seats_of, room.times = self._replay(row, moves)
+        await self.broadcast(room)
 
     @asynccontextmanager
     async def _locked(self, gid: str) -> AsyncIterator[Room]:
@@ -332,14 +523,17 @@ class Hub:
 
     # -- creating --------------------------------------------------------
     async def create(self, game: str, variant: str | None, players: int | None, seats: list[dict],
-                     setup: str | None = None, *, account: Account | None = None,
+                     setup: str | None = None, time_control: dict | None = None, *, client: str | None = None,
+                     creator: str | None = None, account: Account | None = None,
                      rated: bool = False) -> tuple[Room, dict[int, str], dict[int, str]]:
         """A new game. ``seats``: one dict per seat, ``kind`` me|invite|open|computer, ``name``, ``level``.
+        ``time_control``: ``{"initial": S, "increment": S}``, ``{"days": N}`` or None (no clock; see ``clocks.py``).
         ``account``: the creator's, if logged in (the "me" seats are the account's); ``rated``: a rated game (the
         creator must be logged in, with one "me" seat at most; the other seats are computers or taken by accounts).
 
         Returns the room, the seat tokens of the "me" seats (the creator's) and the invite tokens of the
-        "invite" seats (single use; only their hashes are stored).
+        "invite" seats (single use; only their hashes are stored). A computer-only game counts towards the
+        limits of ``client`` (429 over them); ``creator``: its creator token (stored hashed), which stops it.
         """
         if rated:
             if account is None:
@@ -369,9 +563,10 @@ class Hub:
                 acct = spec["account"]
                 out.append({"kind": "human", "name": acct.username, "spec": None, "level": None, "token_hash": None,
                             "invite_hash": None, "joined": True, "invite": False, "open": False, "account": acct.id})
-            elif kind in ("me", "invite", "open"):
-                name = clean_name(spec.get("name"), "me") if kind == "me" else clean_name(None, "waiting…")
-                seat, tok, inv = seat_tokens.human_seat(kind, name)
+            elif kind in ("me", "invite", "open", "reserved"):  # "reserved": rematches only (never from the API)
+                name = (clean_name(spec.get("name"), "me") if kind in ("me", "reserved")
+                        else clean_name(None, "waiting…"))
+                seat, tok, inv = seat_tokens.human_seat(kind, name, spec.get("reserved_hash"))
                 if kind == "me" and account is not None:
                     seat.update(account=account.id, name=account.username)
                 out.append(seat)
@@ -382,13 +577,22 @@ class Hub:
             else:
                 raise ApiError(422, "bad_seats", f"seat {seat_name}: kind must be me, invite, open or computer, not {kind!r}")
         if setup not in (None, "", "free", "preset", "random"):
-            raise ApiError(422, "bad_setup", "setup must be free, preset or random")
+            raise ApiError(400, "bad_setup", "setup must be free, preset or random")
+        if setup not in (None, "", "free") and g.name not in SETUP_PLIES:
+            raise ApiError(400, "bad_setup", f"setup: {g.title} has no setup phase (only Gygès has; leave setup out)")
+        tc = check_time_control(time_control)
+        bot = self.computer_only(out)
+        if bot:
+            self._check_computer_games(client)
+        tags = {"setup": setup or "free"}
+        if bot and creator:
+            tags["creator_hash"] = seat_tokens.hash_token(creator)
         state = g.new_initial_state()
         row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=out,
-                      status="live", source="play", start=None, tags={"setup": setup or "free"}, draw_offers=[],
-                      result="none", ply=0, rated=bool(rated))
+                      status="live", source="play", start=None, tags=tags, draw_offers=[],
+                      result="none", ply=0, rated=bool(rated), time_control=tc.to_json() if tc else None)
         row.status = self._status(row, state)
-        room = Room(row.id, row, state, [], [], touched=asyncio.get_running_loop().time())
+        room = Room(row.id, row, state, [], [], touched=asyncio.get_running_loop().time(), turn_since=clk.now_ms())
         pre: list[tuple[int, int, str]] = []
         if setup == "random":
             rng = random.Random()
@@ -398,14 +602,39 @@ class Hub:
                 pre.append((a, p, state.action_to_string(a)))
                 state.apply_action(a)
         row.to_move = None if state.is_terminal() else state.current_player()
+        self._start_clock(room)
         await asyncio.to_thread(self._insert, row, pre)
         for _a, p, t in pre:
             room.texts.append(t)
             room.seats_of.append(p)
+            room.times.append((None, None))
+        if bot:
+            self.computer_games[row.id] = client
         self.rooms[row.id] = room
         self._evict_over_capacity()
         self._maybe_ai(room)
         return room, mine, invites
+
+    def _check_computer_games(self, client: str | None) -> None:
+        """429 when ``client`` already has ``computer_games_per_client`` live computer-only games, or the site
+        ``computer_games_total``."""
+        if len(self.computer_games) >= self.computer_games_total:
+            raise ApiError(429, "too_many_computer_games", f"the site already runs {len(self.computer_games)} games between "
+                           f"computers, at most {self.computer_games_total}; try again when one has ended")
+        mine = sum(1 for c in self.computer_games.values() if c is not None and c == client)
+        if client is not None and mine >= self.computer_games_per_client:
+            raise ApiError(429, "too_many_computer_games", f"this address already runs {mine} games between computers, "
+                           f"at most {self.computer_games_per_client}; stop one (resign with its creator token) or wait until one ends")
+
+    async def stop_computer_game(self, room: Room, reason: str) -> None:
+        """End computer-only game ``room`` now as a draw, its ``reason`` (stopped | action_limit) kept in the
+        game's tags ("ended"). Caller holds room.lock."""
+        st = room.state
+        if st.is_terminal():
+            return
+        room.row.tags = {**room.row.tags, "ended": reason}
+        await asyncio.to_thread(self._save_row, room.row)
+        await self._commit(room, AGREED_DRAW, st.current_player(), reason)
 
     def _insert(self, row: GameRow, pre) -> None:
         with self.Session.begin() as s:
@@ -423,9 +652,38 @@ class Hub:
         s.add_all(GamePlayerRow(game_id=row.id, seat=i, account_id=seat["account"])
                   for i, seat in enumerate(row.seats) if seat.get("account") is not None)
 
+    def _start_clock(self, room: Room) -> None:
+        """Start the clocks of a clocked game that has just become live (every seat taken), in memory."""
+        row, st = room.row, room.state
+        tc = clk.TimeControl.from_json(row.time_control)
+        if tc is None or row.status != "live" or row.clocks is not None or st.is_terminal():
+            return
+        for k, v in clk.start(tc, st.num_players, st.current_player(), clk.now_ms()).row_values().items():
+            setattr(row, k, v)
+        row.deadline = self._abort_cap(room, tc, row.clock_seat, row.clock_at, row.deadline)
+        self._clock_changed(row.deadline)
+
+    def _has_moved(self, room: Room, seat: int, extra: int | None = None) -> bool:
+        """``seat`` has played an action of its own (not one the server played at creation, a random setup)."""
+        pre = SETUP_PLIES.get(room.row.game, 0) if room.row.tags.get("setup") == "random" else 0
+        hist = room.state.history
+        return seat == extra or any(s == seat and hist[i] >= 0 for i, s in enumerate(room.seats_of) if i >= pre)
+
+    def _abort_cap(self, room: Room, tc: clk.TimeControl, seat: int | None, clock_at: int | None, deadline: int | None,
+                   moved: int | None = None) -> int | None:
+        """The deadline, brought forward to ``abort_ms`` after the turn's start while the real-time seat to decide has
+        not made its first move (``moved``: a seat that just did); the timer then aborts the game instead of flagging."""
+        if tc.days or seat is None or clock_at is None or deadline is None or self._has_moved(room, seat, moved):
+            return deadline
+        if room.row.seats[seat].get("kind") != "human":
+            return deadline
+        return min(deadline, clock_at + self.abort_ms)
+
     @staticmethod
     def _status(row: GameRow, state: State) -> str:
-        if state.is_terminal():
+        if row.status == "aborted":
+            return "aborted"
+        if state.is_terminal() or row.tags.get("stopped"):
             return "finished"
         if any(s["kind"] == "human" and not s["joined"] for s in row.seats):
             return "open"
@@ -457,7 +715,11 @@ class Hub:
             if account is not None:
                 s.update(account=account.id, name=account.username)
             room.row.seats = seats
+            was = room.row.status
             room.row.status = self._status(room.row, room.state)
+            if was != room.row.status:
+                room.turn_since = clk.now_ms()  # the waiting for a player is nobody's turn
+            self._start_clock(room)
             await asyncio.to_thread(self._save_row, room.row)
             await self.broadcast(room)
             return room, token
@@ -484,6 +746,28 @@ class Hub:
             except ApiError:  # a cookie of a game that is gone
                 continue
         return changed
+
+    async def reclaim(self, gid: str, old_hashes: dict[int, str]) -> tuple[Room, dict[int, str]]:
+        """Rematch: the seats of game ``gid`` kept for the player whose seat tokens in the previous game hash to
+        ``old_hashes`` (seat -> hash); returns the room and a fresh seat token per seat (see ``seats.reclaim``)."""
+        async with self._locked(gid) as room:
+            seats = [dict(s) for s in room.row.seats]
+            toks: dict[int, str] = {}
+            for i, h in old_hashes.items():
+                if not 0 <= i < len(seats):
+                    continue
+                s = seats[i]
+                if s.get("reserved_hash") == h:
+                    toks[i] = seat_tokens.reclaim(s, h)
+                elif s.get("kind") == "human" and not s.get("reserved_hash") and not s.get("joined"):
+                    # a rematch made before seats were reserved: its waiting seat goes to the seat's old holder
+                    toks[i] = seat_tokens.claim(s, None, vouched=True)
+            if toks:
+                room.row.seats = seats
+                room.row.status = self._status(room.row, room.state)
+                await asyncio.to_thread(self._save_row, room.row)
+                await self.broadcast(room)
+            return room, toks
 
     async def reinvite(self, gid: str, seat: int, tokens: Sequence[Credential]) -> str:
         """A new single-use invite token for waiting seat ``seat``, for a player of the game (the old link dies)."""
@@ -513,6 +797,13 @@ class Hub:
         """
         async with self._locked(gid) as room:
             st = room.state
+            if room.row.deadline is not None and clk.now_ms() >= room.row.deadline:
+                await self._flag_locked(room)  # the timer has not seen it yet: the time is up all the same
+                if room.row.status == "aborted":
+                    raise ApiError(409, "aborted", "the game was aborted: a first move did not come in time")
+                raise ApiError(409, "time_out", "the time of the seat to move ran out", ply=len(st.history))
+            if room.row.status == "aborted":
+                raise ApiError(409, "aborted", "the game was aborted: a first move did not come in time")
             if st.is_terminal():
                 raise ApiError(409, "game_over", f"the game is over ({st.result_string()})")
             if isinstance(ply, bool) or not isinstance(ply, int):
@@ -532,7 +823,10 @@ class Hub:
             try:
                 a = st.play(action)
             except (IllegalActionError, NotationError) as exc:
-                legal = list(getattr(exc, "legal", []) or [])
+                # the legal actions, also when the text could not be read at all (the parser knows none then)
+                legal = list(getattr(exc, "legal", []) or []) or [st.action_to_string(x) for x in st.legal_actions()[:300]]
+                if allowed is not None:
+                    legal = [x for x in legal if x in allowed]
                 raise ApiError(422, "illegal_action", str(exc), legal=legal[:300]) from None
             except RingGamesError as exc:
                 raise ApiError(422, "illegal_action", str(exc)) from None
@@ -568,18 +862,35 @@ class Hub:
 
         apply()  # to learn the status, result and seat to move after the move
         status, result = self._status(room.row, st), st.result_string()
-        to_move = None if st.is_terminal() else st.current_player()
+        next_seat = None if st.is_terminal() else st.current_player()
         st.undo_action()
-        values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": [], "to_move": to_move}
-        move = {"game_id": room.id, "ply": ply, "action": a, "text": text, "seat": p, "created": _utcnow()}
+        values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": [], "to_move": next_seat}
+        move = {"game_id": room.id, "ply": ply, "action": a, "text": text, "seat": p, "created": _utcnow(),
+                "spent_ms": None, "left_ms": None}
+        row = room.row
+        tc = clk.TimeControl.from_json(row.time_control)
+        if tc is not None and row.clocks is not None:
+            upd = clk.after_entry(tc, row.clocks, row.clock_seat, row.clock_at, p, next_seat, clk.now_ms(),
+                                  turn_action=a >= 0)
+            values.update(upd.row_values())
+            values["deadline"] = self._abort_cap(room, tc, upd.clock_seat, upd.clock_at, upd.deadline, p if a >= 0 else None)
+            move.update(spent_ms=upd.spent_ms, left_ms=upd.left_ms)
+        else:
+            values.update({c: getattr(row, c) for c in CLOCK_FIELDS})
+        upd_times = cast(tuple[int | None, int | None], (move["spent_ms"], move["left_ms"]))
 
         async def store_then_apply() -> None:
             await self._store_move(room.id, values, move)
             apply()
+            if st.is_terminal():
+                self.computer_games.pop(room.id, None)
             for k, v in values.items():
                 setattr(room.row, k, v)
             room.texts.append(text)
             room.seats_of.append(p)
+            room.times.append((upd_times[0], upd_times[1]))
+            room.turn_since = clk.now_ms()
+            self._clock_changed(room.row.deadline)
             await self.broadcast(room)
             if room.row.rated and st.is_terminal():
                 await self._rate(room)
@@ -679,14 +990,201 @@ class Hub:
         assert self.engine is not None  # the writer runs between start() and stop()
         with self.engine.begin() as conn:  # one transaction: the moves (unique per game and ply) and their game rows
             conn.execute(insert(self._moves_t), [m for _, _, m in batch])
-            conn.execute(self._game_update, [{"gid": g, **{f"v_{k}": v for k, v in values.items()}, "v_updated": now}
+            conn.execute(self._game_update, [{"gid": g, **{f"v_{k}": v for k, v in {**dict.fromkeys(CLOCK_FIELDS), **values}.items()},
+                                              "v_updated": now}
                                              for g, values, _ in batch])
+
+    # -- clocks ------------------------------------------------------------
+    # Every process polls the indexed ``games.deadline`` column (one query per wake-up, never per game) and
+    # sleeps until the earliest deadline or the next heartbeat; a move of this process that sets an earlier
+    # deadline wakes it. A flag is a conditional UPDATE of the game row (same ply, same deadline, deadline
+    # passed) plus the flag's move row in one transaction: of several processes, exactly one applies it.
+    def _clock_changed(self, deadline: int | None) -> None:
+        if deadline is not None and self._clock_wake is not None and deadline < self._next_wake_ms:
+            self._clock_wake.set()
+
+    def _resume_clocks(self, now: int) -> int:
+        """At start: if no process beat the heartbeat for ``clock_down_after_ms``, the whole site was down since
+        the last beat, and that time is charged to nobody: every running clock whose deadline had not passed by
+        then is moved on by the gap. A deadline that passed before the last beat stays: its flag is applied by
+        the timer at once. Exactly one starting process shifts (a conditional UPDATE of the heartbeat row).
+        Returns the gap credited (ms)."""
+        assert self.engine is not None
+        site = cast(Table, ClockSite.__table__)
+        games = cast(Table, GameRow.__table__)
+        try:
+            with self.engine.begin() as conn:
+                alive = conn.execute(select(site.c.alive_ms).where(site.c.id == 1)).scalar()
+                if alive is None:
+                    conn.execute(insert(site).values(id=1, alive_ms=now))
+                    return 0
+                if now - alive <= self.clock_down_after_ms:
+                    return 0
+                if conn.execute(update(site).where(site.c.id == 1, site.c.alive_ms == alive).values(alive_ms=now)).rowcount != 1:
+                    return 0  # another process that started at the same time did it
+                gap = now - alive
+                conn.execute(update(games).where(games.c.deadline.is_not(None), games.c.deadline > alive)
+                             .values(clock_at=games.c.clock_at + gap, deadline=games.c.deadline + gap))
+                return gap
+        except (IntegrityError, DBAPIError):  # another starting process wrote the row first (SQLite: a busy snapshot)
+            return 0
+
+    def _beat(self, now: int) -> None:
+        assert self.engine is not None
+        site = cast(Table, ClockSite.__table__)
+        with self.engine.begin() as conn:
+            conn.execute(update(site).where(site.c.id == 1, site.c.alive_ms < now).values(alive_ms=now))
+
+    def _due(self, now: int, limit: int = 100) -> tuple[list[str], int | None]:
+        """Games whose running clock has reached zero (at most ``limit``), and the next deadline after ``now``."""
+        with self.Session() as s:
+            due = list(s.scalars(select(GameRow.id).where(GameRow.deadline <= now).order_by(GameRow.deadline).limit(limit)))
+            nxt = s.scalar(select(func.min(GameRow.deadline)).where(GameRow.deadline > now))
+        return due, nxt
+
+    async def _clock_loop(self) -> None:
+        assert self._clock_wake is not None
+        next_beat = 0
+        while True:
+            try:
+                now = clk.now_ms()
+                if now >= next_beat:
+                    await asyncio.to_thread(self._beat, now)
+                    next_beat = now + self.clock_heartbeat_ms
+                due, nxt = await asyncio.to_thread(self._due, now)
+                # and the rooms in memory whose deadline passed: if another process flagged the game (the database
+                # has no deadline any more), the flag fails here and the room is read again, so that the players
+                # connected to this process see it too
+                mem = [r.row.deadline for r in self.rooms.values() if r.row.deadline is not None]
+                due += [r.id for r in list(self.rooms.values()) if r.row.deadline is not None and r.row.deadline <= now
+                        and r.id not in due]
+                for gid in due:
+                    await self.flag_due(gid)
+                later = [d for d in [nxt, *mem] if d is not None and d > now]
+                wake = min([next_beat, *later])
+                if due and len(due) >= 100:
+                    wake = clk.now_ms()  # more are due: poll again at once
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # pragma: no cover - logged; the loop goes on (the database may be back soon)
+                log.exception("the clock timer failed; trying again")
+                wake = clk.now_ms() + self.clock_heartbeat_ms
+            self._next_wake_ms = wake
+            self._clock_wake.clear()
+            try:
+                await asyncio.wait_for(self._clock_wake.wait(), max(0, wake - clk.now_ms()) / 1000)
+            except TimeoutError:
+                pass
+
+    async def flag_due(self, gid: str) -> bool:
+        """Flag game ``gid`` if the running clock has reached zero (True if this process applied the flag)."""
+        try:
+            async with self._locked(gid) as room:
+                return await self._flag_locked(room)
+        except ApiError:  # the game is gone
+            return False
+
+    async def _flag_locked(self, room: Room) -> bool:
+        """The seat whose clock ran out loses by time: recorded as its resignation (``text`` "time"), which in a
+        two-player game makes the other seat the winner, and in RINGS with more players lets the others play on.
+        Applied only if the game row in the database is still the one this process knows (else the room is
+        read again: another process flagged it or a move came in there). Caller holds room.lock."""
+        row, st = room.row, room.state
+        now = clk.now_ms()
+        tc = clk.TimeControl.from_json(row.time_control)
+        if tc is None or row.deadline is None or row.clocks is None or row.clock_seat is None or now < row.deadline \
+                or room.over:
+            return False
+        p, ply, deadline = row.clock_seat, len(st.history), row.deadline
+        if now - (row.clock_at or 0) < row.clocks[p]:  # the clock has time left: it is the first-move deadline
+            return await self._abort_locked(room, now)
+        st.resign(p)
+        status, result = self._status(row, st), st.result_string()
+        next_seat = None if st.is_terminal() else st.current_player()
+        st.undo_action()
+        upd = clk.after_entry(tc, row.clocks, p, row.clock_at, p, next_seat, now, turn_action=False)
+        values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": [], "to_move": next_seat,
+                  **upd.row_values()}
+        values["deadline"] = self._abort_cap(room, tc, upd.clock_seat, upd.clock_at, upd.deadline)  # RINGS plays on
+        move = {"game_id": room.id, "ply": ply, "action": RESIGN, "text": TIME_TEXT, "seat": p, "created": _utcnow(),
+                "spent_ms": upd.spent_ms, "left_ms": 0}
+        self.flags_tried += 1
+
+        async def store_then_apply() -> bool:
+            if not await asyncio.to_thread(self._write_flag, room.id, deadline, ply, now, values, move):
+                await self._refresh(room)
+                return False
+            self.flags_won += 1
+            st.resign(p)
+            for k, v in values.items():
+                setattr(row, k, v)
+            room.texts.append(TIME_TEXT)
+            room.seats_of.append(p)
+            room.times.append((upd.spent_ms, 0))
+            self._clock_changed(row.deadline)
+            await self.broadcast(room)
+            return True
+
+        won = await asyncio.shield(store_then_apply())
+        if won:
+            self._maybe_ai(room)
+        return won
+
+    async def _abort_locked(self, room: Room, now: int) -> bool:
+        """Abort the game: a real-time seat did not make its first move within ``abort_ms``. No result, no winner,
+        no move recorded; the status says ``aborted``. Guarded like a flag. Caller holds room.lock."""
+        row = room.row
+        ply, deadline = len(room.state.history), row.deadline
+        assert deadline is not None
+        values = {"status": "aborted", "result": "none", "ply": ply, "draw_offers": [], "to_move": None,
+                  "clocks": clk.left_now(row.clocks, row.clock_seat, row.clock_at, now), "clock_seat": None, "clock_at": None,
+                  "deadline": None}
+        self.flags_tried += 1
+
+        async def store_then_apply() -> bool:
+            if not await asyncio.to_thread(self._write_flag, room.id, deadline, ply, now, values, None):
+                await self._refresh(room)
+                return False
+            self.flags_won += 1
+            for k, v in values.items():
+                setattr(row, k, v)
+            await self.broadcast(room)
+            return True
+
+        return await asyncio.shield(store_then_apply())
+
+    def _write_flag(self, gid: str, deadline: int, ply: int, now: int, values: dict, move: dict | None) -> bool:
+        assert self.engine is not None
+        games = cast(Table, GameRow.__table__)
+        with self.engine.begin() as conn:
+            r = conn.execute(update(games).where(games.c.id == gid, games.c.ply == ply, games.c.deadline == deadline,
+                                                 games.c.deadline <= now).values(**values, updated=_utcnow()))
+            if r.rowcount != 1:
+                return False
+            if move is not None:
+                conn.execute(insert(self._moves_t), [move])
+        return True
+
+    def clock_view(self, room: Room, now: int | None = None) -> dict:
+        """``clocks`` (ms left per seat now; None without a clock) and ``clock_running`` (the seat whose clock runs)."""
+        row = room.row
+        if row.time_control is None:
+            return {"clocks": None, "clock_running": None, "claim_in": self.claim_in(room, now)}
+        left = clk.left_now(row.clocks, row.clock_seat, row.clock_at, clk.now_ms() if now is None else now)
+        if left is None:  # not started (a seat is still waiting)
+            left = [clk.TimeControl.from_json(row.time_control).initial_ms] * row.players  # type: ignore[union-attr]
+        return {"clocks": left, "clock_running": row.clock_seat, "claim_in": None}
 
     async def resign(self, gid: str, tokens: Sequence[Credential], seat: int | None = None) -> Room:
         async with self._locked(gid) as room:
             st = room.state
-            if st.is_terminal():
+            if room.over:
                 raise ApiError(409, "game_over", "the game is already over")
+            creator = room.row.tags.get("creator_hash")
+            if creator and any(isinstance(t, str) and secrets.compare_digest(seat_tokens.hash_token(t), creator)
+                               for t in tokens[:seat_tokens.MAX_TOKENS]):
+                await self.stop_computer_game(room, "stopped")  # a computer-only game, stopped by its creator
+                return room
             mine = [s for s in self.seats_for(room, tokens) if s in st.active_players()]
             if seat is None:
                 cur = st.current_player()
@@ -697,11 +1195,159 @@ class Hub:
         self._maybe_ai(room)
         return room
 
+    # -- abandonment: claiming a game against a seat that stays away -----------
+    def claim_in(self, room: Room, now: int | None = None) -> int | None:
+        """Milliseconds until the other players may claim the game against the seat to decide (0: now), or None
+        where claims do not apply: games with a clock (the clock decides), over, not live, a computer to move."""
+        st, row = room.state, room.row
+        if row.time_control is not None or row.status != "live" or room.over:
+            return None
+        if row.seats[st.current_player()]["kind"] != "human":
+            return None
+        return max(0, room.turn_since + self.claim_ms - (clk.now_ms() if now is None else now))
+
+    async def claim(self, gid: str, tokens: Sequence[Credential]) -> Room:
+        """A player claims the game against the seat to decide, which has made no move for ``claim_ms`` in a game
+        without a clock: recorded as that seat's resignation (text ``abandoned``; reason ``abandoned``)."""
+        async with self._locked(gid) as room:
+            st = room.state
+            if room.over:
+                raise ApiError(409, "game_over", "the game is already over")
+            p = st.current_player()
+            mine = [s for s in self.seats_for(room, tokens) if s in st.active_players() and s != p]
+            if not mine:
+                raise ApiError(403, "not_your_seat", "only the other players can claim the game")
+            wait = self.claim_in(room)
+            if wait is None or wait > 0:
+                raise ApiError(409, "not_claimable", "the game cannot be claimed" + (
+                    f" yet: the seat to move has {wait / 1000:,.0f} more seconds" if wait else " (a clock decides, or nobody is away)"),
+                    claim_in=wait)
+            await self._commit(room, RESIGN, p, ABANDONED_TEXT)
+        self._maybe_ai(room)
+        return room
+
+    # -- takebacks ---------------------------------------------------------
+    @staticmethod
+    def _takeback_offer(room: Room) -> dict | None:
+        """The takeback asked for at the game's current ply (an offer lapses with any new entry), or None."""
+        offer = room.row.tags.get("takeback")
+        if not offer or offer.get("ply") != len(room.state.history) or room.over:
+            return None
+        return offer
+
+    @staticmethod
+    def _takeback_from(room: Room, seat: int) -> int | None:
+        """The ply where ``seat``'s last turn starts (its last run of actions; everything after it goes too), or
+        None if there is nothing of that seat's to take back: no action of it, or a resignation, draw, flag or a
+        random setup played by the server at creation in the way."""
+        pre = SETUP_PLIES.get(room.row.game, 0) if room.row.tags.get("setup") == "random" else 0
+        i = len(room.texts) - 1
+        while i >= 0 and room.seats_of[i] != seat:
+            i -= 1
+        if i < 0:
+            return None
+        while i > 0 and room.seats_of[i - 1] == seat:
+            i -= 1
+        hist = room.state.history
+        if i < pre or any(a < 0 for a in hist[i:]):
+            return None
+        return i
+
+    async def takeback(self, gid: str, tokens: Sequence[Credential], what: str) -> Room:
+        """``what``: ask | accept | decline. A player asks to take back their last turn (with whatever was played
+        after it); once every other human seat still playing accepts, the server undoes it and restores the clocks
+        from the times stored with the moves. Against computers only, it is granted at once (games here are casual)."""
+        async with self._locked(gid) as room:
+            st = room.state
+            if room.over:
+                raise ApiError(409, "game_over", "the game is already over")
+            mine = [s for s in self.seats_for(room, tokens) if s in st.active_players()]
+            if not mine:
+                raise ApiError(403, "not_your_seat", "only players can ask for or answer a takeback")
+            offer = self._takeback_offer(room)
+            humans = [s for s in st.active_players() if room.row.seats[s]["kind"] == "human"]
+            if what == "ask":
+                if offer is not None:
+                    raise ApiError(409, "takeback_pending", "a takeback is already asked for")
+                seat = next((s for s in mine if self._takeback_from(room, s) is not None), None)
+                if seat is None:
+                    raise ApiError(409, "no_takeback", "there is no turn of yours to take back")
+                offer = {"seat": seat, "ply": len(st.history), "accepted": [s for s in mine]}
+            elif what == "accept":
+                if offer is None:
+                    raise ApiError(409, "no_takeback", "no takeback is asked for")
+                offer = {**offer, "accepted": sorted(set(offer["accepted"]) | set(mine))}
+            elif what == "decline":
+                if offer is None:
+                    raise ApiError(409, "no_takeback", "no takeback is asked for")
+                offer = None
+            else:
+                raise ApiError(400, "bad_request", "takeback: use ask, accept or decline")
+            if offer is not None and set(humans) <= set(offer["accepted"]):
+                frm = self._takeback_from(room, offer["seat"])
+                if frm is None:
+                    raise ApiError(409, "no_takeback", "there is no turn to take back")
+                await self._undo_to(room, frm)
+            else:
+                room.row.tags = {**{k: v for k, v in room.row.tags.items() if k != "takeback"},
+                                 **({"takeback": offer} if offer else {})}
+                await asyncio.to_thread(self._save_row, room.row)
+                await self.broadcast(room)
+        self._maybe_ai(room)
+        return room
+
+    async def _undo_to(self, room: Room, frm: int) -> None:
+        """Take the history back to ply ``frm``: database first (the later moves deleted and the game row updated,
+        only if the game is still at the ply this process knows), then memory, then broadcast. The clocks are
+        restored from the stored times: each seat has what it had after its last remaining move (the initial time
+        if it has none), and the seat to decide starts now. Caller holds room.lock."""
+        st, row = room.state, room.row
+        ply = len(st.history)
+        undone = st.history[frm:]
+        for _ in undone:
+            st.undo_action()
+        status, result = self._status(row, st), st.result_string()
+        to_move = st.current_player()
+        for a in undone:  # back as it was until the database has changed
+            st.apply_action(a)
+        clock: dict = {c: getattr(row, c) for c in CLOCK_FIELDS}
+        tc = clk.TimeControl.from_json(row.time_control)
+        if tc is not None and row.clocks is not None:
+            left = [tc.initial_ms] * st.num_players
+            for seat, (_, lm) in zip(room.seats_of[:frm], room.times[:frm], strict=True):
+                if lm is not None:
+                    left[seat] = lm
+            now = clk.now_ms()
+            clock = {"clocks": left, "clock_seat": to_move, "clock_at": now, "deadline": now + left[to_move]}
+        tags = {k: v for k, v in row.tags.items() if k != "takeback"}
+        values = {"status": status, "result": result, "ply": frm, "draw_offers": [], "tags": tags, "to_move": to_move, **clock}
+        if not await asyncio.to_thread(self._write_undo, room.id, ply, frm, values):
+            await self._refresh(room)
+            raise ApiError(409, "stale_ply", "the game changed meanwhile", ply=len(room.state.history))
+        for _ in undone:
+            st.undo_action()
+        for k, v in values.items():
+            setattr(row, k, v)
+        del room.texts[frm:], room.seats_of[frm:], room.times[frm:]
+        room.turn_since = clk.now_ms()
+        self._clock_changed(row.deadline)
+        await self.broadcast(room)
+
+    def _write_undo(self, gid: str, ply: int, frm: int, values: dict) -> bool:
+        assert self.engine is not None
+        games = cast(Table, GameRow.__table__)
+        with self.engine.begin() as conn:
+            r = conn.execute(update(games).where(games.c.id == gid, games.c.ply == ply).values(**values, updated=_utcnow()))
+            if r.rowcount != 1:
+                return False
+            conn.execute(delete(self._moves_t).where(self._moves_t.c.game_id == gid, self._moves_t.c.ply >= frm))
+        return True
+
     async def draw(self, gid: str, tokens: Sequence[Credential], what: str) -> Room:
         """``what``: offer | accept | decline. The draw is agreed once every human seat still playing agrees."""
         async with self._locked(gid) as room:
             st = room.state
-            if st.is_terminal():
+            if room.over:
                 raise ApiError(409, "game_over", "the game is already over")
             mine = [s for s in self.seats_for(room, tokens) if s in st.active_players()]
             if not mine:
@@ -715,6 +1361,8 @@ class Hub:
             elif what in ("offer", "accept"):
                 if what == "accept" and not offers:
                     raise ApiError(409, "no_offer", "there is no draw offer to accept")
+                if what == "accept" and set(mine) <= offers:
+                    raise ApiError(409, "own_offer", "you offered this draw yourself; another player has to accept it")
                 offers |= set(mine)
             else:
                 raise ApiError(400, "bad_request", "draw: use offer, accept or decline")
@@ -746,7 +1394,7 @@ class Hub:
     # -- computer --------------------------------------------------------
     def _maybe_ai(self, room: Room) -> None:
         st = room.state
-        if not self.run_computers or st.is_terminal() or (room.ai_task and not room.ai_task.done()):
+        if not self.run_computers or room.over or (room.ai_task and not room.ai_task.done()):
             return
         p = st.current_player()
         if room.row.seats[p]["kind"] != "computer":
@@ -757,23 +1405,48 @@ class Hub:
         try:
             while True:
                 st = room.state
-                if st.is_terminal():
+                if room.over:
                     return
                 p = st.current_player()
                 seat = room.row.seats[p]
                 if seat["kind"] != "computer":
                     return
+                # a game between computers ends: after computer_game_actions actions (a draw, below) or, here,
+                # computer_max_seconds after its creation (finished, no result)
+                if all(s["kind"] == "computer" for s in room.row.seats) and (
+                        clk.now_ms() - _epoch_ms(room.row.created or _utcnow()) >= self.computer_max_ms):
+                    async with room.lock:
+                        await self._stop(room)
+                    return
                 ply = len(st.history)
+                bot = self.computer_only(room.row.seats)
+                if bot and ply >= self.computer_game_actions:  # a game between computers is not endless
+                    async with room.lock:
+                        if len(room.state.history) == ply:
+                            await self.stop_computer_game(room, "action_limit")
+                    continue
                 serialized = st.serialize()
                 loop = asyncio.get_running_loop()
                 t0 = loop.time()
+                row = room.row
+                tc = clk.TimeControl.from_json(row.time_control)
+                budget = None
+                if tc is not None and row.clock_seat == p and row.clocks is not None:
+                    budget = clk.think_budget(tc, clk.left_now(row.clocks, p, row.clock_at, clk.now_ms())[p])  # type: ignore[index]
+                spec = clocked_spec(seat["spec"], st.game.name, st.num_players, budget)
                 try:
-                    a = await loop.run_in_executor(self.pool, choose_action, serialized, seat["spec"])
+                    a = await loop.run_in_executor(self.bot_pool if bot else self.pool, choose_action, serialized, spec)
                 except BrokenProcessPool:  # a worker died: start a new pool next time, think in a thread now
+                    if self._stopping:
+                        return
                     log.warning("computer process pool broke; game %s thinks in a thread this time", room.id)
-                    self._pool = None
-                    a = await asyncio.to_thread(choose_action, serialized, seat["spec"])
-                wait = self.ai_delay - (loop.time() - t0)
+                    if bot:
+                        self._bot_pool = None
+                    else:
+                        self._pool = None
+                    a = await asyncio.to_thread(choose_action, serialized, spec)
+                # on a running real-time clock, no pause for show: it would cost the computer its time
+                wait = (0 if budget is not None else self.ai_delay) - (loop.time() - t0)
                 if wait > 0:
                     await asyncio.sleep(wait)  # let people see the computer's steps one by one
                 async with room.lock:
@@ -785,16 +1458,34 @@ class Hub:
         except Exception:  # pragma: no cover - logged, the game waits
             log.exception("computer move failed in game %s", room.id)
 
+    async def _stop(self, room: Room) -> None:
+        """End a game of computers only that went on too long: finished, no result (``reason: "stopped"``),
+        so that such games cannot pile up. Caller holds room.lock."""
+        row = room.row
+        if room.over:
+            return
+        row.clocks = clk.left_now(row.clocks, row.clock_seat, row.clock_at, clk.now_ms())
+        row.clock_seat = row.clock_at = row.deadline = None
+        row.tags = {**row.tags, "stopped": True}
+        row.status = "finished"
+        await asyncio.to_thread(self._save_row, row)
+        await self.broadcast(room)
+
     # -- views -----------------------------------------------------------
     def snapshot(self, room: Room) -> dict:
         st, row = room.state, room.row
         g = st.game
         out = st.outcome()
-        terminal = out is not None
+        terminal = out is not None or room.over
         legal = [] if terminal else [st.action_to_string(a) for a in st.legal_actions()]
         allowed = self._preset_filter(room)
         if allowed is not None:
             legal = [x for x in legal if x in allowed]
+        reason: str | None = ((row.tags.get("ended") or out.reason) if out else "aborted" if row.status == "aborted"
+                              else "stopped" if row.tags.get("stopped") else None)
+        if out is not None and room.texts and room.texts[-1] in (TIME_TEXT, ABANDONED_TEXT):
+            reason = room.texts[-1]  # the last entry, the resignation that ended the game, was a flag or a claim
+        tc = clk.TimeControl.from_json(row.time_control)
         return {
             "id": room.id,
             "game": g.name,
@@ -809,37 +1500,80 @@ class Hub:
             "status": row.status,
             "source": row.source,
             "setup": row.tags.get("setup"),
-            "tags": {k: v for k, v in row.tags.items() if k != "setup"},
+            "tags": {k: v for k, v in row.tags.items() if k not in ("setup", "creator_hash", "takeback", "stopped")},
             "ply": len(st.history),
             "position": st.position(),
             "to_move": None if terminal else st.current_player(),
             "legal": legal,
-            "moves": [{"ply": i, "seat": s, "text": t} for i, (t, s) in enumerate(zip(room.texts, room.seats_of, strict=True))],
+            "moves": [{"ply": i, "seat": s, "text": t, "spent_ms": tm[0], "left_ms": tm[1]}
+                      for i, (t, s, tm) in enumerate(zip(room.texts, room.seats_of, room.times, strict=True))],
             "result": st.result_string(),
-            "reason": out.reason if out else None,
+            "reason": reason,
+            "time_control": None if tc is None else {**tc.to_json(), "label": tc.label},
             "winners": list(out.winners) if out else [],
             "summary": st.summary(),
             "active": st.active_players(),
             "draw_offers": list(row.draw_offers or []),
+            "last_turn": self._last_turn(room),
+            "takeback": self._takeback_offer(room),
         }
 
-    async def positions(self, gid: str) -> list[str]:
-        """The position after each ply (index 0: the start), for replay."""
+    @staticmethod
+    def _last_turn(room: Room) -> dict | None:
+        """The last turn: the trailing moves of one seat, from ``ply`` on, and the position before them (the board
+        marks what the turn changed: a ring's origin and the markers it flipped, converted stones...)."""
+        seats = room.seats_of
+        if not seats:
+            return None
+        start = len(seats)
+        while start > 0 and seats[start - 1] == seats[-1]:
+            start -= 1
+        before = room.state.clone()
+        for _ in range(len(seats) - start):
+            before.undo_action()
+        return {"seat": seats[-1], "ply": start, "before": before.position()}
+
+    async def positions(self, gid: str) -> dict[str, list]:
+        """For replay, per ply (index 0: the start): the position, the seat to move (None once the game is over)
+        and the summary (rings removed, scores...) of the game at that ply."""
         room = await self.room(gid)
         g = room.state.game
         s = g.new_initial_state() if room.row.start is None else g.state_from_position(room.row.start)
-        out = [s.position()]
-        out.extend(after.position() for _, after in room.state.replay_history())
-        return out
+        positions, to_move, summaries = [s.position()], [self._to_move(s)], [s.summary()]
+        for _, after in room.state.replay_history():
+            positions.append(after.position())
+            to_move.append(self._to_move(after))
+            summaries.append(after.summary())
+        return {"positions": positions, "to_move": to_move, "summaries": summaries}
+
+    @staticmethod
+    def _to_move(st: State) -> int | None:
+        return None if st.is_terminal() else st.current_player()
 
     def list_games(self, status: str | None = None, limit: int = 100) -> list[dict]:
+        """The games of ``status``, most recently changed first. ``open`` lists only games with a seat that anyone
+        may take: a game waiting for an invited friend is private (only the invite link lets anyone in)."""
         with self.Session() as s:
-            q = select(GameRow).order_by(GameRow.updated.desc()).limit(limit)
+            q = select(GameRow).order_by(GameRow.updated.desc(), GameRow.id)
             if status:
                 q = q.where(GameRow.status == status)
-            rows = list(s.scalars(q))
+            if status != "open":
+                rows = list(s.scalars(q.limit(limit)))
+            else:  # the seats are JSON: read pages of open games until enough have an open seat
+                rows, offset, page = [], 0, max(50, limit)
+                while len(rows) < limit:
+                    batch = list(s.scalars(q.offset(offset).limit(page)))
+                    rows += [r for r in batch if any(x.get("open") and not x.get("joined") for x in r.seats)]
+                    if len(batch) < page:
+                        break
+                    offset += page
+                rows = rows[:limit]
+        now = clk.now_ms()
         return [{"id": r.id, "game": r.game, "variant": r.variant, "players": r.players, "status": r.status,
                  "source": r.source, "result": r.result, "ply": r.ply,
+                 "time_control": (tc := clk.TimeControl.from_json(r.time_control)) and tc.label,
+                 "clock_running": r.clock_seat,
+                 "time_left": None if r.clock_seat is None else (clk.left_now(r.clocks, r.clock_seat, r.clock_at, now) or [0] * r.players)[r.clock_seat],
                  "seats": [{"name": x["name"], "kind": x["kind"], "open": bool(x.get("open")) and not x.get("joined")} for x in r.seats],
                  "updated": r.updated.isoformat() if r.updated else None} for r in rows]
 
@@ -852,9 +1586,14 @@ class Hub:
             room.encoded, room.encoded_key = orjson.dumps(self.snapshot(room)).decode(), key
         return room.encoded
 
+    def live_state_json(self, room: Room) -> str:
+        """``state_json`` with the clocks as they are now (``clocks``, ``clock_running``) added: the cached text
+        with two fields appended, so that every message carries the clocks of the moment it is sent."""
+        return self.state_json(room)[:-1] + "," + orjson.dumps(self.clock_view(room)).decode()[1:]
+
     def state_message(self, room: Room) -> str:
         """The ``{"type": "state", "state": ...}`` message of the current state, as JSON text."""
-        return '{"type":"state","state":' + self.state_json(room) + "}"
+        return '{"type":"state","state":' + self.live_state_json(room) + "}"
 
     async def broadcast(self, room: Room) -> None:
         if room.listeners:
@@ -915,12 +1654,39 @@ class Hub:
             st = rec.replay()
         except RecordError as exc:
             return {"file": source, "ok": False, "error": short(str(exc))}
+        same = self._find_import(st, rec)
+        if same is not None:
+            return {"file": source, "ok": False, "duplicate": True, "id": same, "game": st.game.name,
+                    "result": st.result_string(), "plies": len(st.history),
+                    "error": f"the same game is already in the archive (game {same}); not imported again"}
         gid = self._store_import(st, rec)
         return {"file": source, "ok": True, "id": gid, "game": st.game.name, "result": st.result_string(), "plies": len(st.history)}
 
+    @staticmethod
+    def _import_names(st: State, rec) -> list[str]:
+        return [clean_name(rec.tags.get(n.capitalize()) or rec.tags.get(n), n) for n in st.game.seat_names]
+
+    def _find_import(self, st: State, rec) -> str | None:
+        """The id of an imported game that is the same record: same game, variant, players, start position,
+        player names and actions (uploading a file twice does not make a second archive game)."""
+        g = st.game
+        names = self._import_names(st, rec)
+        actions = [e.action for e in st.history_entries()]
+        with self.Session() as s:
+            candidates = list(s.scalars(select(GameRow).where(
+                GameRow.source == "import", GameRow.game == g.name, GameRow.variant == g.variant,
+                GameRow.players == g.num_players, GameRow.ply == len(actions), GameRow.result == st.result_string())))
+            for row in candidates:
+                if row.start != st._start_position() or [x.get("name") for x in row.seats] != names:
+                    continue
+                stored = list(s.scalars(select(MoveRow.action).where(MoveRow.game_id == row.id).order_by(MoveRow.ply)))
+                if stored == actions:
+                    return row.id
+        return None
+
     def _store_import(self, st: State, rec) -> str:
         g = st.game
-        names = [clean_name(rec.tags.get(n.capitalize()) or rec.tags.get(n), n) for n in g.seat_names]
+        names = self._import_names(st, rec)
         seats = [{"kind": "record", "name": n, "spec": None, "level": None, "token_hash": None, "joined": True, "invite": False} for n in names]
         tags = {k: str(v)[:200] for k, v in rec.tags.items() if k not in ("Game", "Variant", "Players")}
         tags["file"] = str(rec.source).rsplit("/", 1)[-1][:200]
@@ -938,6 +1704,11 @@ class Hub:
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def _epoch_ms(t: datetime) -> int:
+    """A stored time in ms since the epoch (SQLite gives naive datetimes, which are UTC here)."""
+    return int((t if t.tzinfo else t.replace(tzinfo=UTC)).timestamp() * 1000)
 
 
 def escape(text: str) -> str:

@@ -34,7 +34,28 @@ class SeatView(BaseModel):
 class MoveView(BaseModel):
     ply: int
     seat: int
-    text: str = Field(..., description="the action in the game's notation (resign / draw for those)")
+    text: str = Field(..., description="the action in the game's notation (resign / draw for those; time: the seat's clock ran out)")
+    spent_ms: int | None = Field(None, description="clocked games: how long the seat's clock ran for this action (ms)")
+    left_ms: int | None = Field(None, description="clocked games: the seat's clock after it (ms; increment included at a turn's end)")
+
+
+class TimeControlView(BaseModel):
+    initial: float | None = Field(None, description="real time: seconds per seat")
+    increment: float | None = Field(None, description="real time: seconds added when a turn ends")
+    days: int | None = Field(None, description="correspondence: days per move")
+    label: str = Field(..., description="300+3 (seconds) or 3d (days per move)")
+
+
+class TakebackView(BaseModel):
+    seat: int = Field(..., description="the seat that asks to take back its last turn")
+    ply: int
+    accepted: list[int] = Field(..., description="the seats that agreed so far")
+
+
+class LastTurn(BaseModel):
+    seat: int = Field(..., description="the seat that made the turn")
+    ply: int = Field(..., description="the ply of the turn's first move")
+    before: str = Field(..., description="the position before the turn")
 
 
 class GameView(BaseModel):
@@ -47,7 +68,7 @@ class GameView(BaseModel):
     players: int
     seat_names: list[str]
     seats: list[SeatView]
-    status: str = Field(..., description="open, live, finished or archived")
+    status: str = Field(..., description="open, live, finished, archived or aborted")
     source: str = Field(..., description="play or import")
     setup: str | None = None
     tags: dict[str, Any]
@@ -57,18 +78,27 @@ class GameView(BaseModel):
     legal: list[str]
     moves: list[MoveView]
     result: str
-    reason: str | None
+    reason: str | None = Field(..., description="why the game ended (time: a clock ran out)")
     winners: list[int]
     summary: dict[str, Any]
     active: list[int]
     draw_offers: list[int]
     rated: bool = Field(False, description="a rated game: the ratings change when it ends")
+    last_turn: LastTurn | None = Field(..., description="the last turn (the trailing moves of one seat), null before the first move")
+    takeback: TakebackView | None = Field(None, description="a takeback asked for at this ply, if any")
+    time_control: TimeControlView | None = Field(..., description="the game's clock; null: no clock")
+    clocks: list[int] | None = Field(..., description="milliseconds left per seat at the moment of the answer")
+    clock_running: int | None = Field(..., description="the seat whose clock runs")
+    claim_in: int | None = Field(None, description="games without a clock: ms until the other players may claim the game "
+                                                    "against the seat to move (0: now); null where claims do not apply")
     my_seats: list[int] = Field(..., description="the seats the request's tokens (cookie or X-Seat-Token header) hold")
 
 
 class CreatedGame(GameView):
     tokens: dict[str, str] = Field(..., description="seat number → seat token, for the seats created for this client (also set in the game's cookie)")
     invites: dict[str, str] = Field(..., description="seat number → invite link (single use; shown only here)")
+    creator_token: str | None = Field(None, description="computer-only games: the token that stops the game "
+                                                        "(POST /api/games/{id}/resign with it in X-Seat-Token); shown only here")
 
 
 class JoinedGame(GameView):
@@ -104,6 +134,9 @@ class GameSummary(BaseModel):
     ply: int
     seats: list[SeatSummary]
     updated: str | None
+    time_control: str | None = Field(None, description="300+3 or 3d; null: no clock")
+    clock_running: int | None = None
+    time_left: int | None = Field(None, description="ms left on the running clock")
 
 
 class GameList(BaseModel):
@@ -131,12 +164,15 @@ class Ok(BaseModel):
 
 class Positions(BaseModel):
     positions: list[str] = Field(..., description="the position string after each ply; index 0 is the start")
+    to_move: list[int | None] = Field(..., description="the seat to move after each ply (null once the game is over)")
+    summaries: list[dict[str, Any]] = Field(..., description="the game's summary after each ply (rings removed, scores...)")
 
 
 class ImportResult(BaseModel):
     file: str | None
     ok: bool
     error: str | None = None
+    duplicate: bool = Field(False, description="the same game is already in the archive (``id``: that game); not imported again")
     id: str | None = None
     game: str | None = None
     result: str | None = None
@@ -146,7 +182,8 @@ class ImportResult(BaseModel):
 class ImportReport(BaseModel):
     results: list[ImportResult]
     imported: int
-    failed: int
+    failed: int = Field(..., description="records that could not be read or replayed")
+    duplicates: int = Field(0, description="records already in the archive (not imported again)")
 
 
 class RatingView(BaseModel):

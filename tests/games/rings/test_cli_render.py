@@ -43,6 +43,7 @@ def test_play_human_hot_seat():
     assert any("red to play>" in line for line in out)
     assert any("illegal" in line or "not" in line for line in out)
     assert "1. K12" in out and "2. A11" in out
+    assert '[Red "human"]' in out and '[Blue "human"]' in out  # the printed record names the seats, as --save does
 
 
 def test_render_shows_stones_rings_control_and_scores():

@@ -216,3 +216,14 @@ def test_record_with_end_after_another_players_resignation():
     s.play("B12")
     text = _round_trip(s)
     assert "1. pass xLM12\n2. resign green\n3. end\n4. B12\n" in text
+
+
+def test_a_pass_count_too_large_is_called_too_large():
+    from ringgames import NotationError, load_game
+
+    g = load_game("rings")
+    fields = g.new_initial_state().position().split()
+    for value, words in (("99999999999999999999", "is too large"), ("x1", "is not a whole number"), ("²", "only ASCII")):
+        fields[3] = value
+        with pytest.raises(NotationError, match=words):
+            g.state_from_position(" ".join(fields))

@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...protocol import NotationError
-from ...textbounds import ascii_int, excerpt
+from ...textbounds import ascii_int, excerpt, is_ascii_digits
 from .board import CIRCLE_INDEX, CIRCLE_NAMES, NUM_CIRCLES, NUM_POINTS, POINT_INDEX, POINT_NAMES, ROW_POINTS
 
 __all__ = [
@@ -196,7 +196,8 @@ def parse_position(text: str, num_players: int) -> tuple[list[int], int, int, in
     phase = PHASES.index(ph)
     passes_or_none = ascii_int(ps, limit=999)  # the caller checks it against the players in the game
     if passes_or_none is None:
-        raise NotationError(f"passes: {excerpt(ps)} is not a whole number (0 to the number of players)")
+        what = "is too large" if is_ascii_digits(ps) else "is not a whole number"
+        raise NotationError(f"passes: {excerpt(ps)} {what} (0 to the number of players)")
     passes = passes_or_none
     resigned: list[int] = []
     if rs != "-":

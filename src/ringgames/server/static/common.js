@@ -18,11 +18,24 @@ function tn(key, n, params = {}) {  // a plural message for the count n, by the 
 function tOr(key, fallback, params = {}) {  // a message if the catalog has one (a server word: seat, variant...), else the word
   return typeof I18N.messages[key] === "string" ? t(key, params) : fallback;
 }
+function formatClock(ms, days) {  // a clock: m:ss, h:mm:ss from an hour, tenths under 10 s (real time), "N d H h" from a day
+  if (days && ms >= 86400000) return t("clock.days_hours", {d: Math.floor(ms / 86400000), h: Math.floor(ms / 3600000) % 24});
+  if (ms < 10000 && !days) return (Math.floor(ms / 100) / 10).toFixed(1);
+  const s = Math.floor(ms / 1000), two = (x) => String(x).padStart(2, "0");
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
+}
 function playerName(seat) {  // a seat's player name; the server's "computer (level N)" and "waiting…" in the page's language
   if (seat.kind === "human" && seat.joined !== true && seat.name === "waiting…") return t("game.waiting");
   const m = seat.kind === "computer" && /^computer(?: \(level (\d+)\))?$/.exec(seat.name || "");
   if (!m) return seat.name;
   return m[1] === undefined ? t("kind.computer") : t("game.computer_level", {level: m[1]});
+}
+function cap(s) { return s ? s.charAt(0).toLocaleUpperCase(I18N.lang) + s.slice(1) : s; }  // a word that starts a sentence
+function seatWord(name) { return tOr(`seat.${name}`, name); }  // a seat's name (white, north, red...) in the page's language
+function resultText(result) {  // a game's result as words: "White won", "Draw", "Unfinished", "Shared win: Red, Blue"
+  if (result === "draw" || result === "none") return tOr(`result.${result}`, result);
+  const seats = String(result).split("+").map(seatWord);
+  return seats.length > 1 ? t("result.shared", {seats: seats.map(cap).join(", ")}) : t("result.won", {seat: cap(seats[0])});
 }
 function errorText(e) {  // an API error in the page's language: by its machine-readable code, else the server's words
   if (e && e.code && I18N.lang !== "en" && typeof I18N.messages[`error.${e.code}`] === "string") return t(`error.${e.code}`);

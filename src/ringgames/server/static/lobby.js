@@ -7,10 +7,15 @@ const seatName = (s) => tOr(`seat.${s}`, s);
 function seatRows() {
   const g = META[$("game").value]; const n = +($("players").value || g.players[0]);
   const names = g.seat_names[n];
-  const rows = names.map((s, i) => h("tr", {},
-    h("td", {}, seatName(s)),
-    h("td", {}, (() => { const sel = h("select", {id: `kind-${i}`, "data-seat": i}); KINDS.forEach(v => sel.append(h("option", {value: v}, t(`kind.${v}`)))); sel.value = i === 0 ? "me" : "computer"; return sel; })()),
-    h("td", {}, h("label", {}, `${t("lobby.level")} `, h("input", {id: `level-${i}`, class: "level", type: "number", min: 0, max: 5, value: 1, title: t("lobby.level_help")})))));
+  const rows = names.map((s, i) => {
+    const sel = h("select", {id: `kind-${i}`, "data-seat": i});
+    KINDS.forEach(v => sel.append(h("option", {value: v}, t(`kind.${v}`))));
+    sel.value = i === 0 ? "me" : "computer";
+    const level = h("label", {id: `level-l-${i}`}, `${t("lobby.level")} `, h("input", {id: `level-${i}`, class: "level", type: "number", min: 0, max: 5, value: 1, title: t("lobby.level_help")}));
+    const shown = () => { level.hidden = sel.value !== "computer"; };  // a level only for a computer seat
+    sel.addEventListener("change", shown); shown();
+    return h("tr", {}, h("td", {}, seatName(s)), h("td", {}, sel), h("td", {}, level));
+  });
   $("seats").replaceChildren(...rows);
 }
 function gameChanged() {
@@ -81,13 +86,42 @@ async function seeks() {
       : h("button", {type: "button", class: "accept", onclick: () => acceptSeek(s.id)}, t("lobby.accept")))));
   $("seeks").replaceChildren(...(rows.length ? rows : [h("tr", {}, h("td", {class: "muted"}, t("lobby.none")))]));
 }
+// time controls: the presets (minutes + increment seconds), custom values, days per move (docs/time-controls.md)
+const PRESETS = [[3, 2], [5, 3], [10, 5], [15, 10]];
+const DAYS = [1, 2, 3, 5, 7, 14];
+function timeOptions() {
+  const rt = h("optgroup", {label: t("time.realtime")});
+  PRESETS.forEach(([m, s]) => rt.append(h("option", {value: `rt:${m * 60}:${s}`}, `${m}+${s}`)));
+  rt.append(h("option", {value: "custom"}, t("time.custom")));
+  const cor = h("optgroup", {label: t("time.correspondence")});
+  DAYS.forEach(d => cor.append(h("option", {value: `days:${d}`}, tn("time.days", d))));
+  $("tc").replaceChildren(h("option", {value: ""}, t("time.none")), rt, cor);
+  $("tc").value = "";  // no clock is the default
+  $("tc").onchange = () => { $("tc-custom").hidden = $("tc").value !== "custom"; };
+}
+function timeControl() {  // the request's clock or correspondence field
+  const v = $("tc").value;
+  if (!v) return {};
+  if (v === "custom") return {clock: {initial: Math.round(+$("tc-min").value * 60), increment: Math.round(+$("tc-inc").value)}};
+  const [kind, a, b] = v.split(":");
+  return kind === "days" ? {correspondence: {days: +a}} : {clock: {initial: +a, increment: +b}};
+}
+function tcLabel(label) {  // "300+3" (seconds) → "5+3"; "3d" → "3 days per move"
+  if (!label) return "";
+  const m = /^(\d+)d$/.exec(label);
+  if (m) return tn("time.days", +m[1]);
+  const [i, s] = label.split("+");
+  return `${+(+i / 60).toFixed(2)}+${s}`;
+}
 async function lists() {
   for (const st of ["open", "live"]) {
     const {games} = await api(`/api/games?status=${st}&limit=30`);
     const rows = games.map(g => h("tr", {},
       h("td", {}, h("a", {href: `/game/${g.id}`}, `${META[g.game] ? META[g.game].title : g.game} ${tOr(`variant.${g.variant}`, g.variant)}`)),
       h("td", {}, g.seats.map(s => s.open ? t("lobby.open_seat") : playerName(s)).join(" · ")),
-      h("td", {}, tn("lobby.plies", g.ply))));
+      h("td", {}, tn("lobby.plies", g.ply)),
+      h("td", {class: "muted"}, tcLabel(g.time_control)
+        + (g.time_left !== null && g.time_left !== undefined ? ` · ${t("lobby.time_left", {time: formatClock(g.time_left, /d$/.test(g.time_control))})}` : ""))));
     $(st).replaceChildren(...(rows.length ? rows : [h("tr", {}, h("td", {class: "muted"}, t("lobby.none")))]));
   }
 }
@@ -95,7 +129,7 @@ async function lists() {
   META = await api("/api/meta");
   $("game").replaceChildren(...Object.entries(META).map(([k, v]) => h("option", {value: k}, v.title)));
   $("game").onchange = gameChanged; $("players").onchange = seatRows;
-  gameChanged(); lists(); setInterval(lists, 5000);
+  gameChanged(); timeOptions(); lists(); setInterval(lists, 5000);
   seeks(); setInterval(seeks, 3000);
   if (ME) { $("post-seek").onclick = () => postSeek(false); $("quick-seek").onclick = () => postSeek(true); }
   $("myname").value = localStorage.getItem("rg_name") || "";
@@ -109,7 +143,7 @@ $("newgame").onsubmit = async (ev) => {
     const kind = $(`kind-${i}`).value;
     seats.push(kind === "computer" ? {kind, level: +$(`level-${i}`).value} : {kind, name: kind === "me" ? (name || t("lobby.default_name")) : null});
   }
-  const body = {game: $("game").value, variant: $("variant").value, players: n, seats};
+  const body = Object.assign({game: $("game").value, variant: $("variant").value, players: n, seats}, timeControl());
   if (body.game === "gyges") body.setup = $("setup").value;
   const rated = document.getElementById("rated");  // shown to logged-in players only
   if (rated && rated.checked) body.rated = true;

@@ -1,0 +1,436 @@
+"""``ringgames engine``: the ring games' engine protocol (RGI) on stdin/stdout.
+
+A line protocol in the spirit of UCI (chess) and UGI (universal game
+interface), the same for YINSH, Gygès and RINGS; ``docs/engine.md`` describes
+it with a transcript per game. In short, the controller sends::
+
+    rgi                                   -> id name / id author / option ... / rgiok
+    isready                               -> readyok (also while searching)
+    setoption name NAME value VALUE       (game, variant, players, level, seed, threads, hash)
+    newgame
+    position startpos [moves A B ...]     (actions in the game's notation)
+    position fen POSITION [moves A B ...] (the game's position string)
+    go [movetime MS] [nodes N] [depth D] [infinite]
+                                          -> info depth .. nodes .. score .. pv .. / bestmove A
+    stop                                  (ends a search: bestmove at once)
+    quit
+
+Errors (unknown command, bad option value, illegal move, a command that needs
+the search to be idle) answer ``info string error: ...`` (at most
+:data:`MAX_ERROR` characters) and change nothing; the engine never exits on
+bad input. ``go`` searches in a thread so that ``stop``, ``isready`` and
+``quit`` are answered while it runs.
+
+The engine is a thin shell over the agents (:mod:`ringgames.ai.agents`) and
+the game protocol: it never reads a game's or an agent's private state.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any
+
+from . import GAMES, load_game
+from .protocol import RingGamesError, State, apply_strings
+
+if TYPE_CHECKING:
+    from .ai.agents import Agent
+
+__all__ = ["MAX_ERROR", "MAX_LINE", "Engine", "ProtocolError", "parse_go", "run"]
+
+#: Longest error message written back (characters).
+MAX_ERROR = 200
+#: Longest command line accepted (characters): a whole game's moves fit easily.
+MAX_LINE = 1_000_000
+#: Most characters of a bad token quoted back in an error.
+_QUOTE = 40
+
+
+def _quote(text: str) -> str:
+    text = text if len(text) <= _QUOTE else text[:_QUOTE] + "…"
+    return repr(text)
+
+
+class ProtocolError(Exception):
+    """A command the engine cannot carry out (answered as ``info string error: ...``)."""
+
+
+def parse_go(tokens: list[str]) -> dict:
+    """``["movetime", "500", "depth", "3"]`` -> ``{"movetime": 500, "depth": 3}`` (``infinite``: True).
+
+    Raises :class:`ProtocolError` for an unknown limit or a value that is no positive integer.
+    """
+    out: dict = {}
+    i = 0
+    while i < len(tokens):
+        key = tokens[i].lower()
+        if key == "infinite":
+            out["infinite"] = True
+            i += 1
+            continue
+        if key not in ("movetime", "nodes", "depth"):
+            raise ProtocolError(f"unknown go limit {_quote(tokens[i])} (movetime, nodes, depth, infinite)")
+        if i + 1 >= len(tokens):
+            raise ProtocolError(f"go {key} needs a value")
+        try:
+            value = int(tokens[i + 1])
+        except ValueError:
+            raise ProtocolError(f"go {key} needs a positive integer, not {_quote(tokens[i + 1])}") from None
+        if value <= 0:
+            raise ProtocolError(f"go {key} needs a positive integer, not {value}")
+        out[key] = value
+        i += 2
+    return out
+
+
+class Engine:
+    """The protocol's state machine: :meth:`handle` one command line at a time.
+
+    ``write`` receives each output line (without newline); it is called from the
+    search thread too, under a lock. ``level`` is the initial ``level`` option (1–5,
+    ``baseline:N`` or any agent spec).
+    """
+
+    OPTIONS = ("game", "variant", "players", "level", "seed", "threads", "hash")
+
+    def __init__(self, write: Callable[[str], None], game: str = "yinsh", variant: str | None = None,
+                 players: int | None = None, level: str = "3", seed: int | None = None):
+        self._write_raw = write
+        self._lock = threading.Lock()
+        self._game_name = game
+        self._variant = variant
+        self._players = players
+        self._level = str(level)
+        self._seed = seed
+        self._hash = 0
+        self._thread: threading.Thread | None = None
+        self._busy = False  # a go is running (cleared, under the lock, as its bestmove is written)
+        self._stop = threading.Event()
+        self._agent: Agent | None = None
+        self.game = load_game(game, variant, players)
+        self._check_level(self._level)
+        self.state: State = self.game.new_initial_state()
+        #: (start, moves) of the last position command, so that a game going on replays only its new moves
+        self._position_key: tuple = (("startpos", ""), [])
+
+    # -- output ----------------------------------------------------------
+    def write(self, line: str) -> None:
+        with self._lock:
+            self._write_raw(line)
+
+    def error(self, message: str) -> None:
+        message = " ".join(message.split())
+        if len(message) > MAX_ERROR:
+            message = message[: MAX_ERROR - 1] + "…"
+        self.write(f"info string error: {message}")
+
+    # -- agents ------------------------------------------------------------
+    def _spec(self, level: str) -> str:
+        from .ai.agents import with_seed
+
+        spec = f"level:{level}" if level.isdigit() else level
+        return spec if self._seed is None else with_seed(spec, self._seed)
+
+    def _check_level(self, level: str) -> None:
+        from .ai.agents import make_agent
+
+        if level.lower().startswith("engine"):
+            raise ProtocolError("level cannot be an external engine")
+        try:
+            make_agent(self._spec(level))
+        except ValueError as exc:
+            raise ProtocolError(f"bad level {_quote(level)}: {exc}") from None
+
+    def agent(self) -> Agent:
+        """The searching agent for the current game and level (made on first use, kept until
+        ``newgame`` or an option changes, so that its tables and tree carry over between moves)."""
+        if self._agent is None:
+            from .ai.agents import make_agent
+
+            agent = make_agent(self._spec(self._level))
+            agent_for = getattr(agent, "agent_for", None)  # a level: the agent behind it for this game
+            if agent_for is not None:
+                agent = agent_for(self.game.name, self.game.num_players)
+            if self._hash and hasattr(agent, "tt_size"):
+                agent.tt_size = max(1000, self._hash * 1024 * 1024 // 256)
+            self._agent = agent
+        return self._agent
+
+    # -- commands --------------------------------------------------------------
+    @property
+    def searching(self) -> bool:
+        return self._busy
+
+    def handle(self, line: str) -> bool:
+        """Carry out one command line; False after ``quit``. Never raises for bad input."""
+        if len(line) > MAX_LINE:
+            self.error(f"line too long ({len(line)} characters; at most {MAX_LINE})")
+            return True
+        tokens = line.split()
+        if not tokens:
+            return True
+        cmd, args = tokens[0].lower(), tokens[1:]
+        try:
+            handler = getattr(self, f"cmd_{cmd}", None)
+            if handler is None:
+                raise ProtocolError(f"unknown command {_quote(tokens[0])}")
+            return handler(args) is not False
+        except ProtocolError as exc:
+            self.error(str(exc))
+        except Exception as exc:  # a bug must not kill the engine: say what, keep going
+            self.error(f"internal error in {cmd}: {type(exc).__name__}: {exc}")
+        return True
+
+    def _idle(self, what: str) -> None:
+        if self.searching:
+            raise ProtocolError(f"{what} while searching (send stop first)")
+
+    def cmd_rgi(self, args: list[str]) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            ver = version("ringgames")
+        except PackageNotFoundError:  # pragma: no cover
+            ver = "dev"
+        g = self.game
+        self.write(f"id name ringgames {ver}")
+        self.write("id author the ringgames authors")
+        self.write(f"option name game type combo default {g.name} " + " ".join(f"var {n}" for n in sorted(GAMES)))
+        self.write(f"option name variant type string default {g.variant}")
+        lo, hi = g.player_range
+        self.write(f"option name players type spin default {g.num_players} min {lo} max {hi}")
+        self.write(f"option name level type string default {self._level}")
+        self.write("option name seed type string default none")
+        self.write("option name threads type spin default 1 min 1 max 1")
+        self.write(f"option name hash type spin default {self._hash} min 0 max 65536")
+        self.write("rgiok")
+
+    def cmd_isready(self, args: list[str]) -> None:
+        self.write("readyok")
+
+    def cmd_setoption(self, args: list[str]) -> None:
+        self._idle("setoption")
+        if len(args) < 2 or args[0].lower() != "name":
+            raise ProtocolError("usage: setoption name NAME value VALUE")
+        rest = args[1:]
+        low = [t.lower() for t in rest]
+        if "value" in low:
+            i = low.index("value")
+            name, value = " ".join(rest[:i]).lower(), " ".join(rest[i + 1:])
+        else:
+            name, value = " ".join(rest).lower(), ""
+        if name not in self.OPTIONS:
+            raise ProtocolError(f"unknown option {_quote(name)} ({', '.join(self.OPTIONS)})")
+        if not value:
+            raise ProtocolError(f"option {name} needs a value")
+        if name in ("game", "variant", "players"):
+            game, variant, players = self._game_name, self._variant, self._players
+            if name == "game":
+                game, variant, players = value.lower(), None, None
+            elif name == "variant":
+                variant = value
+            else:
+                try:
+                    players = int(value)
+                except ValueError:
+                    raise ProtocolError(f"players must be a number, not {_quote(value)}") from None
+            if game not in GAMES:
+                raise ProtocolError(f"unknown game {_quote(game)} ({', '.join(sorted(GAMES))})")
+            try:
+                new = load_game(game, variant, players)
+            except (ValueError, RingGamesError, ImportError) as exc:
+                raise ProtocolError(str(exc)) from None
+            self._game_name, self._variant, self._players, self.game = game, variant, players, new
+            self.state = new.new_initial_state()
+            self._position_key = (("startpos", ""), [])
+            self._agent = None
+        elif name == "level":
+            self._check_level(value)
+            self._level = value
+            self._agent = None
+        elif name == "seed":
+            if value.lower() == "none":
+                self._seed = None
+            else:
+                try:
+                    self._seed = int(value)
+                except ValueError:
+                    raise ProtocolError(f"seed must be a number or none, not {_quote(value)}") from None
+            self._agent = None
+        elif name == "threads":
+            if value != "1":
+                raise ProtocolError(f"threads: this engine searches on one thread (1), not {_quote(value)}")
+        elif name == "hash":
+            try:
+                mb = int(value)
+            except ValueError:
+                mb = -1
+            if not 0 <= mb <= 65536:
+                raise ProtocolError(f"hash must be 0–65536 (MB; 0: the level's own size), not {_quote(value)}")
+            self._hash = mb
+            self._agent = None
+
+    def cmd_newgame(self, args: list[str]) -> None:
+        self._idle("newgame")
+        self._agent = None
+        self.state = self.game.new_initial_state()
+        self._position_key = (("startpos", ""), [])
+
+    def cmd_position(self, args: list[str]) -> None:
+        self._idle("position")
+        if not args:
+            raise ProtocolError("usage: position startpos|fen POSITION [moves A B ...]")
+        low = [t.lower() for t in args]
+        moves: list[str] = []
+        if "moves" in low:
+            i = low.index("moves")
+            args, moves = args[:i], args[i + 1:]
+        kind = args[0].lower()
+        start = (kind, " ".join(args[1:]))
+        prev_start, prev_moves = self._position_key
+        if start == prev_start and moves[: len(prev_moves)] == prev_moves:  # the game went on: play only the new moves
+            state = self.state.clone()
+            try:
+                apply_strings(state, moves[len(prev_moves):])
+            except RingGamesError:
+                pass  # replayed from the start below, for an error message that counts from the start
+            else:
+                self.state, self._position_key = state, (start, moves)
+                return
+        try:
+            if kind == "startpos":
+                if len(args) > 1:
+                    raise ProtocolError(f"unexpected {_quote(args[1])} after startpos")
+                state = self.game.new_initial_state()
+            elif kind == "fen":
+                if len(args) < 2:
+                    raise ProtocolError("position fen needs a position string")
+                state = self.game.state_from_position(" ".join(args[1:]))
+            else:
+                raise ProtocolError(f"position: expected startpos or fen, not {_quote(args[0])}")
+            apply_strings(state, moves)
+        except RingGamesError as exc:
+            text = str(exc)
+            raise ProtocolError(text if text.startswith("position") else f"position: {text}") from None
+        self.state, self._position_key = state, (start, moves)
+
+    def cmd_go(self, args: list[str]) -> None:
+        self._idle("go")
+        limits = parse_go(args)
+        if self.state.is_terminal():
+            raise ProtocolError(f"the game is over ({self.state.result_string()}); nothing to search")
+        agent = self.agent()
+        self._stop = threading.Event()
+        state = self.state.clone()
+        self._busy = True
+        self._thread = threading.Thread(target=self._search, args=(agent, state, limits, self._stop),
+                                        name="rgi-search", daemon=True)
+        self._thread.start()
+
+    def cmd_stop(self, args: list[str]) -> None:
+        self._stop.set()
+
+    def cmd_quit(self, args: list[str]) -> bool:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        return False
+
+    # -- search ----------------------------------------------------------------
+    def _info_line(self, state: State, info: dict) -> str:
+        parts = ["info"]
+        if "depth" in info:
+            parts.append(f"depth {info['depth']}")
+        nodes = info.get("nodes", info.get("iterations"))  # MCTS: iterations
+        if nodes is not None:
+            parts.append(f"nodes {nodes}")
+        if "seconds" in info:
+            parts.append(f"time {int(info['seconds'] * 1000)}")
+        v = info.get("value")
+        if v is not None:
+            if "iterations" in info:  # MCTS: expected score 0..1
+                parts.append(f"score wp {v:.3f}")
+            else:
+                from .ai.alphabeta import WIN
+
+                if v >= WIN - 1000:
+                    parts.append(f"score win {int(WIN - v)}")
+                elif v <= -WIN + 1000:
+                    parts.append(f"score loss {int(WIN + v)}")
+                else:
+                    parts.append(f"score cp {int(round(v))}")
+        pv = []
+        s = state.clone()
+        for a in info.get("pv", []):
+            if s.is_terminal() or a not in s.legal_actions():
+                break
+            pv.append(s.action_to_string(a))
+            s.apply_action(a)
+        if pv:
+            parts.append("pv " + " ".join(pv))
+        return " ".join(parts)
+
+    def _search(self, agent: Agent, state: State, limits: dict, stop: threading.Event) -> None:
+        try:
+            action = self._run_agent(agent, state, limits, stop)
+            if limits.get("infinite"):
+                stop.wait()  # as in UCI: no bestmove before stop in infinite mode
+            answer = f"bestmove {state.action_to_string(action)}"
+        except Exception as exc:  # pragma: no cover - a bug; still answer
+            self.error(f"search failed: {type(exc).__name__}: {exc}")
+            answer = "bestmove none"
+        with self._lock:  # idle again before the controller can read bestmove and send more
+            self._busy = False
+            self._write_raw(answer)
+
+    def _run_agent(self, agent: Agent, state: State, limits: dict, stop: threading.Event) -> int:
+        from .ai.alphabeta import AlphaBetaAgent
+        from .ai.mcts import MCTSAgent
+
+        def on_info(info: dict | None) -> None:
+            if info is not None:
+                self.write(self._info_line(state, info))
+
+        limited = bool(limits)
+        t0 = time.perf_counter()
+        if isinstance(agent, AlphaBetaAgent):
+            res = agent.analyse(
+                state,
+                time_limit=(limits["movetime"] / 1000 if "movetime" in limits else math.inf) if limited else None,
+                max_depth=limits.get("depth", 64) if limited else None,
+                nodes=limits.get("nodes"), stop=stop, on_info=on_info)
+        elif isinstance(agent, MCTSAgent):
+            if "depth" in limits:
+                self.write("info string mcts has no depth; depth ignored")
+            res = agent.analyse(
+                state,
+                time_limit=(limits["movetime"] / 1000 if "movetime" in limits else math.inf) if limited else None,
+                iterations=limits.get("nodes", math.inf) if limited else None,
+                stop=stop, on_info=on_info)
+        else:  # greedy, random: one decision ahead, no limits to apply
+            a = agent.choose(state)
+            res = {"action": a, "depth": 1, "pv": [a], "seconds": time.perf_counter() - t0}
+        on_info(res)
+        return res["action"]
+
+
+def run(stdin: IO[str] | None = None, stdout: IO[str] | None = None, **options: Any) -> int:
+    """Serve the protocol on ``stdin``/``stdout`` until ``quit`` or end of input; returns 0."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+
+    def write(line: str) -> None:
+        stdout.write(line + "\n")
+        stdout.flush()
+
+    engine = Engine(write, **options)
+    for line in stdin:
+        if not engine.handle(line):
+            break
+    else:
+        engine.cmd_quit([])
+    return 0

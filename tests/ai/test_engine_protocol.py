@@ -1,0 +1,404 @@
+"""The engine protocol (``ringgames engine``, docs/engine.md) through a pipe, and external engines
+(``engine:CMD``) as players in matches.
+
+Searches are bounded by depth or nodes (not seconds) so that results are reproducible.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import random
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from ringgames import load_game
+from ringgames.ai.agents import make_agent, parse_spec, with_seed
+from ringgames.ai.levels import BASELINES, LEVELS, LEVELS_MULTI, spec_for
+from ringgames.ai.match import play_game, summarise
+from ringgames.ai.tactics import winning_action
+
+GYGES_WIN = "320001/200000/012030/020003/000000/310100 S"  # as tests/ai/conftest.py: South wins in one
+
+ENGINE = [sys.executable, "-m", "ringgames", "engine"]
+ENGINE_CMD = " ".join(ENGINE)
+
+
+class Pipe:
+    """A ``ringgames engine`` process with a reader thread (so reads can time out)."""
+
+    def __init__(self, *args: str):
+        self.proc = subprocess.Popen(ENGINE + list(args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def send(self, line: str) -> None:
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+
+    def read(self, timeout: float = 120.0) -> str:
+        line = self.lines.get(timeout=timeout)
+        assert line is not None, f"engine exited: {self.proc.stderr.read()[-2000:]}"
+        return line
+
+    def until(self, prefix: str, timeout: float = 120.0) -> list[str]:
+        """Lines up to and including the first that starts with ``prefix``."""
+        out = []
+        end = time.monotonic() + timeout
+        while True:
+            line = self.read(max(0.1, end - time.monotonic()))
+            out.append(line)
+            if line.startswith(prefix):
+                return out
+
+    def ask(self, line: str, prefix: str, timeout: float = 120.0) -> list[str]:
+        self.send(line)
+        return self.until(prefix, timeout)
+
+    def close(self) -> int:
+        try:
+            self.send("quit")
+        except (BrokenPipeError, OSError):
+            pass
+        return self.proc.wait(timeout=30)
+
+
+@pytest.fixture
+def pipe():
+    p = Pipe()
+    yield p
+    if p.proc.poll() is None:
+        p.close()
+
+
+def _start(game: str, players: int, seed: int, plies: int):
+    """A position ``plies`` random legal actions into a game, and those actions in notation."""
+    g = load_game(game, None, players)
+    s = g.new_initial_state()
+    rng = random.Random(seed)
+    moves = []
+    for _ in range(plies):
+        a = rng.choice(s.legal_actions())
+        moves.append(s.action_to_string(a))
+        s.apply_action(a)
+    assert not s.is_terminal()
+    return s, moves
+
+
+def _check_search(lines: list[str], state) -> str:
+    """Every info line's PV is legal notation from ``state``; returns the legal bestmove."""
+    infos = [ln for ln in lines if ln.startswith("info") and " pv " in ln]
+    assert infos, lines
+    for ln in infos:
+        s = state.clone()
+        pv = ln.split(" pv ", 1)[1].split()
+        assert pv
+        for tok in pv:
+            s.play(tok)  # raises if the PV is not legal notation in turn
+    best = lines[-1].split()
+    assert best[0] == "bestmove" and len(best) == 2, lines[-1]
+    assert state.string_to_action(best[1]) in state.legal_actions()
+    # the last info line's PV starts with the move played
+    assert infos[-1].split(" pv ", 1)[1].split()[0] == best[1]
+    return best[1]
+
+
+def test_handshake_and_options(pipe):
+    lines = pipe.ask("rgi", "rgiok")
+    assert lines[0].startswith("id name ringgames ")
+    assert lines[1].startswith("id author ")
+    options = {ln.split()[2]: ln for ln in lines if ln.startswith("option name ")}
+    assert set(options) == {"game", "variant", "players", "level", "seed", "threads", "hash"}
+    assert "var yinsh" in options["game"] and "var gyges" in options["game"] and "var rings" in options["game"]
+    assert pipe.ask("isready", "readyok") == ["readyok"]
+    # bad values: an error each, nothing changes, the engine lives on
+    for bad, word in [("setoption name game value chess", "unknown game"),
+                      ("setoption name players value 7", "players"),
+                      ("setoption name level value 9", "bad level"),
+                      ("setoption name level value engine:foo", "external engine"),
+                      ("setoption name threads value 2", "one thread"),
+                      ("setoption name hash value -5", "hash"),
+                      ("setoption name colour value red", "unknown option"),
+                      ("setoption name", "usage")]:
+        ans = pipe.ask(bad, "info string error:")
+        assert ans == [ans[-1]] and word in ans[-1], (bad, ans)
+    pipe.send("setoption name game value rings")
+    pipe.send("setoption name players value 4")
+    lines = pipe.ask("rgi", "rgiok")
+    assert "option name game type combo default rings" in " ".join(lines)
+    assert any(ln.startswith("option name players type spin default 4 min 2 max 6") for ln in lines)
+    assert pipe.ask("isready", "readyok") == ["readyok"]
+    assert pipe.close() == 0
+
+
+@pytest.mark.parametrize("game,players,level,go,plies", [
+    ("yinsh", 2, "alphabeta:depth=3", "go depth 2", 14),
+    ("gyges", 2, "alphabeta:depth=3", "go depth 2", 4),
+    ("rings", 2, "alphabeta:depth=3", "go depth 2", 24),
+    ("rings", 3, "mcts:rollout=0", "go nodes 300", 30),
+])
+def test_search_each_game(pipe, game, players, level, go, plies):
+    state, moves = _start(game, players, seed=7, plies=plies)
+    pipe.send(f"setoption name game value {game}")
+    pipe.send(f"setoption name players value {players}")
+    pipe.send(f"setoption name level value {level}")
+    pipe.send("setoption name seed value 3")
+    pipe.send("newgame")
+    pipe.send("position startpos moves " + " ".join(moves))
+    lines = pipe.ask(go, "bestmove")
+    assert not [ln for ln in lines if "error" in ln], lines
+    best = _check_search(lines, state)
+    if go.startswith("go depth"):
+        depths = [int(ln.split()[2]) for ln in lines if ln.startswith("info depth")]
+        assert max(depths) == 2  # the depth limit holds
+    # the same search again gives the same move (same seed, fresh game)
+    pipe.send("newgame")
+    pipe.send("position startpos moves " + " ".join(moves))
+    assert pipe.ask(go, "bestmove")[-1] == f"bestmove {best}"
+
+
+def test_position_fen_finds_the_win(pipe):
+    state = load_game("gyges").state_from_position(GYGES_WIN)
+    win = state.action_to_string(winning_action(state))
+    pipe.send("setoption name game value gyges")
+    pipe.send("setoption name level value alphabeta:depth=2")
+    pipe.send(f"position fen {GYGES_WIN}")
+    lines = pipe.ask("go depth 1", "bestmove")
+    assert lines[-1] == f"bestmove {win}"
+    assert any("score win" in ln for ln in lines)
+
+
+def test_stop_during_infinite(pipe):
+    state, moves = _start("yinsh", 2, seed=3, plies=16)
+    pipe.send("setoption name level value alphabeta:time=1")
+    pipe.send("position startpos moves " + " ".join(moves))
+    pipe.send("go infinite")
+    time.sleep(1.0)
+    # answered while searching
+    assert pipe.ask("isready", "readyok")[-1] == "readyok"
+    ans = pipe.ask("position startpos", "info string error:")[-1]
+    assert "while searching" in ans
+    t = time.monotonic()
+    lines = pipe.ask("stop", "bestmove", timeout=10)
+    assert time.monotonic() - t < 5.0
+    _check_search([ln for ln in lines if not ln.startswith("info string")], state)
+    # idle again: a new search works
+    assert pipe.ask("go depth 1", "bestmove")[-1].startswith("bestmove ")
+
+
+def test_errors_never_crash(pipe):
+    state, moves = _start("yinsh", 2, seed=5, plies=12)
+    pipe.send("setoption name level value alphabeta:depth=1")
+    pipe.send("position startpos moves " + " ".join(moves))
+    for bad, word in [("frobnicate now", "unknown command 'frobnicate'"),
+                      ("position startpos moves " + " ".join(moves) + " z99", "position"),
+                      ("position startpos moves e3 e3", "not legal"),
+                      ("position fen nonsense", "position"),
+                      ("position sideways", "startpos or fen"),
+                      ("go movetime soon", "positive integer"),
+                      ("go depth -1", "positive integer"),
+                      ("go ponder", "unknown go limit"),
+                      ("x" * 5000, "unknown command")]:
+        ans = pipe.ask(bad, "info string error:")[-1]
+        assert word in ans, (bad, ans)
+        assert len(ans) <= 250
+    # the bad positions changed nothing: the search is from the last good one
+    lines = pipe.ask("go depth 1", "bestmove")
+    assert state.string_to_action(lines[-1].split()[1]) in state.legal_actions()
+    # a finished game: an error, not a crash
+    g = load_game("gyges")
+    over = g.state_from_position(GYGES_WIN)
+    over.apply_action(winning_action(over))
+    assert over.is_terminal()
+    pipe.send("setoption name game value gyges")
+    pipe.send(f"position fen {GYGES_WIN} moves {g.state_from_position(GYGES_WIN).action_to_string(winning_action(g.state_from_position(GYGES_WIN)))}")
+    assert "game is over" in pipe.ask("go depth 1", "info string error:")[-1]
+    assert pipe.ask("isready", "readyok")[-1] == "readyok"
+    assert pipe.close() == 0
+
+
+# -- external engines as players ----------------------------------------------------------
+
+def test_engine_spec_parsing():
+    assert parse_spec("engine:ringgames engine --level 2") == ("engine", {"command": "ringgames engine --level 2"})
+    assert parse_spec("engine:python -m ringgames engine;movetime=500,level=2") == (
+        "engine", {"command": "python -m ringgames engine", "movetime": 500, "level": 2})
+    spec = with_seed("engine:ringgames engine --level alphabeta:depth=2,safe=1", 7)
+    assert parse_spec(spec) == ("engine", {"command": "ringgames engine --level alphabeta:depth=2,safe=1", "seed": 7})
+    assert parse_spec(with_seed("engine:x;depth=2", 7))[1] == {"command": "x", "depth": 2, "seed": 7}
+    with pytest.raises(ValueError, match="not allowed"):
+        make_agent("engine:ringgames engine")  # the server's path: never starts programs
+    with pytest.raises(ValueError, match="give a command"):
+        make_agent("engine:", external=True)
+    with pytest.raises(ValueError, match="positive integer"):
+        make_agent("engine:x;movetime=-3", external=True)
+
+
+def test_match_through_the_protocol_equals_direct_match():
+    a, b = "alphabeta:depth=1", "greedy"
+    ea = f"engine:{ENGINE_CMD} --level {a};depth=1"
+    eb = f"engine:{ENGINE_CMD} --level {b};depth=1"
+    for game in ("yinsh",):
+        direct = [play_game(game, s, i, seed=5) for i, s in enumerate([[a, b], [b, a]])]
+        via = [play_game(game, s, i, seed=5) for i, s in enumerate([[ea, eb], [eb, ea]])]
+        for d, v in zip(direct, via, strict=True):
+            assert v.error is None
+            assert v.history == d.history and len(d.history) > 20
+            assert (v.winners, v.reason, v.returns) == (d.winners, d.reason, d.returns)
+        assert summarise([ea, eb], via)["score"] == summarise([a, b], direct)["score"]
+
+
+FAKE = textwrap.dedent("""
+    import os, sys, time
+    mode = sys.argv[1]
+    open(sys.argv[2], "w").write(str(os.getpid()))
+    for line in sys.stdin:
+        cmd = line.split()
+        if not cmd:
+            continue
+        if cmd[0] == "rgi":
+            print("id name fake"); print("option name game type string default yinsh"); print("rgiok")
+        elif cmd[0] == "isready":
+            print("readyok")
+        elif cmd[0] == "go":
+            if mode == "illegal":
+                print("bestmove a1")
+            elif mode == "crash":
+                sys.exit(3)
+            elif mode == "hang":
+                time.sleep(600)
+        elif cmd[0] == "quit" and mode != "stubborn":
+            break
+        sys.stdout.flush()
+    if mode == "stubborn":
+        time.sleep(600)
+""")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("mode,word", [("illegal", "illegal move 'a1'"), ("crash", "exited"),
+                                       ("hang", "did not answer go in time")])
+def test_bad_engine_ends_the_game_as_an_error(tmp_path, mode, word):
+    script = tmp_path / "fake.py"
+    script.write_text(FAKE)
+    pidfile = tmp_path / "pid"
+    spec = f"engine:{sys.executable} {script} {mode} {pidfile};timeout=2"
+    results = [play_game("yinsh", s, i, seed=1) for i, s in enumerate([[spec, "greedy"], ["greedy", spec]])]
+    for r in results:
+        assert r.reason == "error" and word in r.error, r.error
+        assert r.score_for(spec) is None and r.score_for("greedy") is None
+    assert results[0].actions == 0 and results[1].actions == 1  # greedy moved first in game 2
+    summary = summarise([spec, "greedy"], results)
+    assert (summary["wins"], summary["draws"], summary["losses"], summary["score"]) == (0, 0, 0, None)
+    assert len(summary["errors"]) == 2
+    assert _gone(int(pidfile.read_text()))  # no orphan
+
+
+def test_engine_that_ignores_quit_is_killed(tmp_path):
+    script = tmp_path / "fake.py"
+    script.write_text(FAKE)
+    pidfile = tmp_path / "pid"
+    agent = make_agent(f"engine:{sys.executable} {script} stubborn {pidfile}", external=True)
+    agent.new_game(load_game("yinsh"))
+    pid = int(pidfile.read_text())
+    assert not _gone(pid)
+    t = time.monotonic()
+    agent.close()
+    assert _gone(pid) and time.monotonic() - t < 15
+
+
+def test_real_engine_process_ends_after_a_game():
+    agent = make_agent(f"engine:{ENGINE_CMD} --level greedy;depth=1", external=True)
+    s = load_game("yinsh").new_initial_state()
+    a = agent.choose(s)
+    assert a in s.legal_actions()
+    pid = agent.proc.pid
+    agent.close()
+    assert agent.proc is None and _gone(pid)
+
+
+# -- baselines ------------------------------------------------------------------------------
+
+def test_baselines_are_todays_levels():
+    for game in ("yinsh", "gyges", "rings"):
+        for n in range(1, 6):
+            assert spec_for(game, n, baseline=True) == LEVELS[game][n] == BASELINES[game][n]
+            assert spec_for(game, n, 0.5, baseline=True) == spec_for(game, n, 0.5)
+    assert spec_for("rings", 5, players=3, baseline=True) == LEVELS_MULTI["rings"][5]
+    b = make_agent("baseline:5,scale=0.1,seed=2")
+    assert b.name == "baseline:5"
+    inner = b.agent_for("yinsh")
+    assert inner.time_limit == pytest.approx(0.5)
+    with pytest.raises(ValueError):
+        make_agent("baseline:6")
+    # the baseline tables are copies: a future change of the levels leaves them alone
+    assert BASELINES["yinsh"] is not LEVELS["yinsh"]
+
+
+# -- the command line: match and strength with an external engine -----------------------------
+
+def test_match_and_strength_commands_take_an_engine(tmp_path):
+    from click.testing import CliRunner
+
+    from ringgames.ai.strength import read_ledger
+    from ringgames.cli import main
+
+    spec = f"engine:{ENGINE_CMD} --level greedy;depth=1"
+    r = CliRunner().invoke(main, ["match", "yinsh", spec, "greedy", "--games", "2", "--seed", "4", "--json"])
+    assert r.exit_code == 0, r.output
+    res = json.loads(r.output.strip().splitlines()[-1])
+    assert res["games"] == 2 and res["errors"] == [] and res["wins"] + res["draws"] + res["losses"] == 2
+
+    fake = tmp_path / "fake.py"
+    fake.write_text(FAKE)
+    bad = f"engine:{sys.executable} {fake} illegal {tmp_path / 'pid'};timeout=5"
+    ledger, out = tmp_path / "r.jsonl", tmp_path / "r.md"
+    args = ["strength", "--game", "yinsh", "--levels", "1", "--against", bad, "--games", "2",
+            "--ledger", str(ledger), "--out", str(out)]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    recs = read_ledger(ledger)
+    assert [(x["b"], x["reason"], x["score"]) for x in recs] == [(bad, "error", None)] * 2
+    assert all("illegal move" in x["error"] for x in recs)
+    # errors are played again on a rerun (not taken as done), and never scored
+    CliRunner().invoke(main, args)
+    assert len(read_ledger(ledger)) == 4
+    assert "engine:" not in out.read_text().split("Levels now:")[1].split("\n| game | level")[1]
+
+
+def test_timeout_also_bounds_the_start_up_handshake(tmp_path):
+    mute = tmp_path / "mute.py"
+    mute.write_text("import sys, time\nsys.stdin.readline()\ntime.sleep(1000)\n")  # reads `rgi`, never answers
+    t = time.monotonic()
+    r = play_game("yinsh", [f"engine:{sys.executable} {mute};timeout=2", "greedy"], 0, seed=1)
+    assert r.reason == "error" and "rgiok" in r.error, r.error
+    assert time.monotonic() - t < 30  # the 2 s given, not the 120 s start-up default
+
+
+def test_error_lines_read_well_and_stay_bounded(pipe):
+    assert pipe.ask("setoption name players value 3", "info string error")[-1] == (
+        "info string error: YINSH is played by 2 players, not 3")
+    assert pipe.ask("position fen xx", "info string error")[-1].startswith(
+        "info string error: position: expected 6 fields")  # one "position:", not two
+    for line in ("position startpos moves " + "q" * 10_000, "setoption name level value " + "q" * 10_000):
+        err = pipe.ask(line, "info string error")[-1]
+        assert len(err) <= len("info string error: ") + 200 and err.count("q") < 200
