@@ -87,7 +87,7 @@ def test_clocks_tick_and_the_game_ends_on_time_for_both(server, page_factory):
     ann.wait_for_selector('#seats .clock.low[data-seat="0"]')  # the low-time warning (under 1.5 s here)
     for p in (ann, bob):
         p.wait_for_function("() => S.to_move === null", timeout=15000)
-        assert p.inner_text("#turn") == "Game over: Bob (black) won (time ran out)"
+        assert p.inner_text("#turn") == "Game over: Bob (black) wins (time ran out)."
         assert p.inner_text('#seats .clock[data-seat="0"]') == "0.0"
         assert p.locator("#moves li").last.inner_text().endswith("time")
 

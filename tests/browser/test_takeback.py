@@ -46,4 +46,4 @@ def test_claim_against_a_player_who_stays_away(tmp_path, page_factory):
         ann.click("#claim")
         for p in (ann, bob):
             p.wait_for_function("() => S.to_move === null")
-            assert p.inner_text("#turn") == "Game over: Ann (white) won (the player left)"
+            assert p.inner_text("#turn") == "Game over: Ann (white) wins (the player left)."
