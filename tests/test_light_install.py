@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 SERVER_MODULES = ["fastapi", "starlette", "uvicorn", "sqlalchemy", "alembic", "multipart", "python_multipart",
-                  "orjson", "swagger_ui", "limits", "websockets", "httpx"]
+                  "orjson", "swagger_ui", "limits", "websockets", "httpx", "argon2", "itsdangerous", "openskill"]
 RAY_MODULES = ["ray"]  # the ray extra (--ray of match, strength, selfplay)
 
 BLOCKER = textwrap.dedent(f"""
@@ -112,7 +112,8 @@ def test_pip_install_ringgames_installs_no_server_package():
     core = {re.split(r"[\s\[<>=!~;]", r, maxsplit=1)[0].lower() for r in reqs if "extra ==" not in r}
     server = {re.split(r"[\s\[<>=!~;]", r, maxsplit=1)[0].lower() for r in reqs if re.search(r"extra == .server.", r)}
     assert core == {"click", "tqdm", "numpy", "numba"}
-    assert {"fastapi", "uvicorn", "sqlalchemy", "alembic", "python-multipart", "orjson", "swagger-ui-py", "babel", "jinja2", "limits"} <= server
+    assert {"fastapi", "uvicorn", "sqlalchemy", "alembic", "python-multipart", "orjson", "swagger-ui-py", "babel", "jinja2", "limits",
+            "argon2-cffi", "itsdangerous", "openskill"} <= server
 
 
 def test_ray_is_an_extra_of_its_own():

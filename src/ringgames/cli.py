@@ -607,6 +607,9 @@ SERVER_PACKAGES = (
     (("babel",), "babel"),
     (("jinja2",), "jinja2"),
     (("limits",), "limits"),
+    (("argon2",), "argon2-cffi"),
+    (("itsdangerous",), "itsdangerous"),
+    (("openskill",), "openskill"),
 )
 
 

@@ -36,8 +36,8 @@ def test_concurrent_moves_are_batched_and_all_committed(tmp_path, monkeypatch):
             (r1, _), (r2, _) = rooms[0], rooms[1]
             dup = {"game_id": r1.id, "ply": 0, "action": 0, "text": "x", "seat": 0, "created": datetime.now(UTC)}
             ok = {"game_id": r2.id, "ply": 4, "action": r2.state.legal_actions()[0], "text": "y", "seat": 0, "created": datetime.now(UTC)}
-            res = await asyncio.gather(hub._store_move(r1.id, {"status": "live", "result": "none", "ply": 1, "draw_offers": []}, dup),
-                                       hub._store_move(r2.id, {"status": "live", "result": "none", "ply": 5, "draw_offers": []}, ok),
+            res = await asyncio.gather(hub._store_move(r1.id, {"status": "live", "result": "none", "ply": 1, "draw_offers": [], "to_move": 1}, dup),
+                                       hub._store_move(r2.id, {"status": "live", "result": "none", "ply": 5, "draw_offers": [], "to_move": 1}, ok),
                                        return_exceptions=True)
             assert isinstance(res[0], IntegrityError) and res[1] is None
             with hub.Session() as s:

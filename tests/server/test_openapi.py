@@ -8,11 +8,11 @@ from .conftest import as_stranger, two_humans
 OPERATIONS = {
     ("get", "/api/meta"): ("get_meta", {200}),
     ("get", "/api/games"): ("list_games", {200, 400}),
-    ("post", "/api/games"): ("create_game", {201, 400, 403, 413, 422, 429}),
+    ("post", "/api/games"): ("create_game", {201, 400, 401, 403, 413, 422, 429}),
     ("get", "/api/games/{gid}"): ("get_game", {200, 400, 404}),
     ("get", "/api/games/{gid}/legal"): ("get_legal", {200, 400, 404}),
     ("post", "/api/games/{gid}/actions"): ("play_action", {200, 400, 403, 404, 409, 413, 422, 429}),
-    ("post", "/api/games/{gid}/join"): ("join_game", {200, 400, 403, 404, 409, 413, 422}),
+    ("post", "/api/games/{gid}/join"): ("join_game", {200, 400, 401, 403, 404, 409, 413, 422}),
     ("post", "/api/games/{gid}/invite"): ("new_invite", {200, 400, 403, 404, 409, 413, 422}),
     ("post", "/api/games/{gid}/resign"): ("resign", {200, 400, 403, 404, 409, 413}),
     ("post", "/api/games/{gid}/draw"): ("draw", {200, 400, 403, 404, 409, 413}),
@@ -24,6 +24,20 @@ OPERATIONS = {
     ("get", "/api/games/{gid}/positions"): ("get_positions", {200, 400, 404}),
     ("get", "/api/games/{gid}/record"): ("get_record", {200, 400, 404}),
     ("post", "/api/import"): ("import_files", {200, 400, 403, 413, 429}),
+    ("post", "/api/account"): ("sign_up", {201, 400, 403, 409, 413, 422, 429}),
+    ("post", "/api/session"): ("log_in", {200, 400, 401, 403, 413, 429}),
+    ("delete", "/api/session"): ("log_out", {200, 403}),
+    ("get", "/api/me"): ("get_me", {200, 401}),
+    ("get", "/api/me/games"): ("get_my_games", {200, 401}),
+    ("post", "/api/me/password"): ("change_password", {200, 400, 401, 403, 413, 422, 429}),
+    ("get", "/api/players/{username}"): ("get_player", {200, 400, 404}),
+    ("get", "/api/leaderboard/{game}"): ("get_leaderboard", {200, 400, 404}),
+    ("post", "/api/seeks"): ("post_seek", {201, 400, 401, 403, 409, 413, 422}),
+    ("get", "/api/seeks"): ("list_seeks", {200}),
+    ("get", "/api/seeks/{sid}"): ("get_seek", {200, 400, 404}),
+    ("post", "/api/seeks/{sid}/accept"): ("accept_seek", {200, 400, 401, 403, 404, 409, 413}),
+    ("post", "/api/seeks/{sid}/keep"): ("keep_seek", {200, 400, 401, 403, 404, 413}),
+    ("delete", "/api/seeks/{sid}"): ("withdraw_seek", {200, 400, 401, 403, 404}),
 }
 
 
@@ -82,7 +96,8 @@ def test_request_bodies_are_strict_and_bounded(spec):
     action = schemas["ActionIn"]
     assert action["required"] == ["action", "ply"] and action["additionalProperties"] is False
     assert {"type": "string", "maxLength": 100} in action["properties"]["action"]["anyOf"]
-    for name in ("CreateGame", "SeatSpec", "ComputerSeatSpec", "JoinIn", "InviteIn", "ResignIn", "DrawIn", "ChatIn"):
+    for name in ("CreateGame", "SeatSpec", "ComputerSeatSpec", "JoinIn", "InviteIn", "ResignIn", "DrawIn", "ChatIn", "Credentials",
+                 "NewPassword"):
         assert schemas[name]["additionalProperties"] is False, name
     assert schemas["CreateGame"]["properties"]["seats"]["maxItems"] == 6  # server/limits.py MAX_SEATS
     assert schemas["ChatIn"]["properties"]["text"]["maxLength"] == 2000

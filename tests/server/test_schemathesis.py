@@ -21,6 +21,7 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.python import asgi
 from schemathesis.specs.openapi.checks import negative_data_rejection
 
+from ringgames.server.accounts import cheap_hasher
 from ringgames.server.app import create_app
 
 #: well-formed but refused by the game's rules (an illegal action, a seat setup the game does not have):
@@ -44,7 +45,7 @@ pytestmark = pytest.mark.slow  # about 40 s for every operation, positive and ne
 @pytest.fixture(scope="module")
 def api_schema(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("schemathesis")
-    app = create_app(f"sqlite:///{tmp / 'st.sqlite3'}", ai_workers=1, ai_delay=0)
+    app = create_app(f"sqlite:///{tmp / 'st.sqlite3'}", ai_workers=1, ai_delay=0, password_hasher=cheap_hasher())
     schema = schemathesis.openapi.from_asgi("/openapi.json", app, config=SchemathesisConfig.from_dict(CONFIG))
     with asgi.get_client(app) as c:  # the lifespan schemathesis started: the same hub
         def new(seats):

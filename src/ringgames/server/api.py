@@ -9,6 +9,8 @@ for a number, bounded lengths.
 from __future__ import annotations
 
 import asyncio
+import re
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from fastapi import (
@@ -25,14 +27,19 @@ from fastapi import (
 from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag, field_validator, model_validator
+from sqlalchemy import func, select
 
 from . import clocks as clk
+from . import ratings
 from . import seats as seat_tokens
-from .errors import ApiError
+from .accounts import MAX_PASSWORD, SESSION_COOKIE, SESSION_DAYS, Account
+from .db import AccountRow, GamePlayerRow, GameRow, RatingHistoryRow, RatingRow
+from .errors import ApiError, clip
 from .limits import MAX_SEATS, client_of, read_uploads
 from .security import same_site_only, secure_cookie
 from .service import Hub
 from .views import (
+    AccountView,
     ChatView,
     CreatedGame,
     GameList,
@@ -41,9 +48,15 @@ from .views import (
     ImportReport,
     InviteLink,
     JoinedGame,
+    Leaderboard,
     LegalView,
+    MyGames,
     Ok,
+    PlayerView,
     Positions,
+    SeekAnswer,
+    SeekList,
+    SeekView,
     errors,
 )
 
@@ -142,6 +155,8 @@ class CreateGame(BaseModel):
                                   description=f"one per player, in seat order (at most {MAX_SEATS})")
     setup: Literal["free", "preset", "random"] | None = Field(None, description="Gygès setup mode (other games have no "
                                                                              "setup: leave it out or free, else 400 bad_setup)")
+    rated: bool = Field(False, description="a rated game: needs a logged-in creator (sitting in the one 'me' seat); "
+                                           "the other seats are computer levels or taken by logged-in players")
     clock: ClockIn | None = Field(None, description="a real-time clock; without clock or correspondence, no clock")
     correspondence: CorrespondenceIn | None = Field(None, description="days per move (not with clock)")
 
@@ -216,6 +231,20 @@ class ChatIn(BaseModel):
     name: str | None = Field(None, max_length=200, description="a spectator's name (players speak as their seat)")
 
 
+class Credentials(BaseModel):
+    model_config = STRICT
+
+    username: str = Field(..., min_length=1, max_length=64, description="3–20 letters, digits, '_' or '-'")
+    password: str = Field(..., min_length=1, max_length=MAX_PASSWORD, description="at least 8 characters")
+
+
+class NewPassword(BaseModel):
+    model_config = STRICT
+
+    password: str = Field(..., min_length=1, max_length=MAX_PASSWORD, description="the current password")
+    new_password: str = Field(..., min_length=1, max_length=MAX_PASSWORD, description="at least 8 characters")
+
+
 def hub_of(request: Request) -> Hub:
     return request.app.state.hub
 
@@ -227,6 +256,27 @@ def tokens_of(request: Request, gid: str) -> list[str]:
     return toks[:seat_tokens.MAX_TOKENS]
 
 
+_UNKNOWN = object()
+
+
+async def account_of(request: Request) -> Account | None:
+    """The logged-in account of the request (its ``rg_session`` cookie), or None; looked up once per request."""
+    known = getattr(request.state, "account", _UNKNOWN)
+    if known is None or isinstance(known, Account):
+        return known
+    cookie = request.cookies.get(SESSION_COOKIE)
+    account = await asyncio.to_thread(hub_of(request).accounts.from_cookie, cookie) if cookie else None
+    request.state.account = account
+    return account
+
+
+async def credentials(request: Request, gid: str) -> list[seat_tokens.Credential]:
+    """Seat tokens (header, the game's cookie) and the logged-in account: what holds seats of game ``gid``."""
+    account = await account_of(request)
+    toks: list[seat_tokens.Credential] = list(tokens_of(request, gid))
+    return ([seat_tokens.AccountKey(account.id)] if account else []) + toks
+
+
 def remember(response: Response, request: Request, gid: str, new: list[str]) -> None:
     """Add seat tokens to the game's cookie (the browser keeps the seats it holds): HttpOnly, SameSite=Lax, and
     Secure when the site is served over HTTPS."""
@@ -236,7 +286,7 @@ def remember(response: Response, request: Request, gid: str, new: list[str]) -> 
                         secure=secure_cookie(request), path="/")
 
 
-def view(hub: Hub, room, tokens: list[str]) -> dict:
+def view(hub: Hub, room, tokens: Sequence[seat_tokens.Credential]) -> dict:
     snap = {**hub.snapshot(room), **hub.clock_view(room)}
     snap["my_seats"] = hub.seats_for(room, tokens)
     return snap
@@ -280,12 +330,13 @@ async def list_games(request: Request, status: Literal["open", "live", "finished
                          "invite link per 'invite' seat. A computer-only game (every seat a computer) answers a `creator_token` "
                          "instead, which stops it (`POST /api/games/{id}/resign` with it in `X-Seat-Token`: a draw, reason "
                          "`stopped`); 429 too_many_computer_games over the limits of such games.",
-             responses=errors(*POST, 422, 429))
+             responses=errors(*POST, 401, 422, 429))
 async def create_game(body: CreateGame, request: Request, response: Response):
     hub = hub_of(request)
     creator = seat_tokens.new_token() if all(s.kind == "computer" for s in body.seats) else None
     room, mine, invites = await hub.create(body.game, body.variant, body.players, [s.model_dump() for s in body.seats],
-                                           body.setup, body.time_control(), client=client_of(request.scope), creator=creator)
+                                           body.setup, body.time_control(), client=client_of(request.scope), creator=creator,
+                                           account=await account_of(request), rated=body.rated)
     remember(response, request, room.id, list(mine.values()) + ([creator] if creator else []))
     out = view(hub, room, list(mine.values()))
     out["tokens"] = {str(k): v for k, v in mine.items()}
@@ -298,7 +349,7 @@ async def create_game(body: CreateGame, request: Request, response: Response):
 async def get_game(gid: GameId, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
     room = await hub.room(gid)
-    return view(hub, room, tokens_of(request, gid))
+    return view(hub, room, await credentials(request, gid))
 
 
 @router.get("/games/{gid}/legal", summary="Legal actions for the player to move", response_model=LegalView, responses=errors(*GAME))
@@ -313,19 +364,20 @@ async def get_legal(gid: GameId, request: Request):
              responses=errors(*GAME, *POST, 409, 422, 429))
 async def play_action(gid: GameId, body: ActionIn, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
-    toks = tokens_of(request, gid)
+    toks = await credentials(request, gid)
     room = await hub.act(gid, body.action, toks, body.ply)
     return view(hub, room, toks)
 
 
 @router.post("/games/{gid}/join", summary="Take a seat (with its single-use invite token, or an open seat)", response_model=JoinedGame,
-             description="The answer holds a fresh seat token (also set in the game's cookie); the invite token is used up.",
-             responses=errors(*GAME, *POST, 409, 422))
+             description="The answer holds a fresh seat token (also set in the game's cookie); the invite token is used up. "
+                         "A logged-in player sits as their account (a rated game needs one: 401 login_required).",
+             responses=errors(*GAME, *POST, 401, 409, 422))
 async def join_game(gid: GameId, body: JoinIn, request: Request, response: Response):
     hub = hub_of(request)
-    room, tok = await hub.join(gid, body.seat, body.name, body.token)
+    room, tok = await hub.join(gid, body.seat, body.name, body.token, account=await account_of(request))
     remember(response, request, gid, [tok])
-    out = view(hub, room, tokens_of(request, gid) + [tok])
+    out = view(hub, room, await credentials(request, gid) + [tok])
     out["token"] = tok
     return out
 
@@ -336,7 +388,7 @@ async def join_game(gid: GameId, body: JoinIn, request: Request, response: Respo
              responses=errors(*GAME, *POST, 409, 422))
 async def new_invite(gid: GameId, body: InviteIn, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
-    invite = await hub.reinvite(gid, body.seat, tokens_of(request, gid))
+    invite = await hub.reinvite(gid, body.seat, await credentials(request, gid))
     return {"seat": body.seat, "invite": invite_links(request, await hub.room(gid), {body.seat: invite})[str(body.seat)]}
 
 
@@ -345,14 +397,14 @@ async def new_invite(gid: GameId, body: InviteIn, request: Request, x_seat_token
              responses=errors(*GAME, *POST, 409))
 async def resign(gid: GameId, body: ResignIn, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
-    toks = tokens_of(request, gid)
+    toks = await credentials(request, gid)
     return view(hub, await hub.resign(gid, toks, body.seat), toks)
 
 
 @router.post("/games/{gid}/draw", summary="Offer, accept or decline a draw", response_model=GameView, responses=errors(*GAME, *POST, 409))
 async def draw(gid: GameId, body: DrawIn, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
-    toks = tokens_of(request, gid)
+    toks = await credentials(request, gid)
     return view(hub, await hub.draw(gid, toks, body.what), toks)
 
 
@@ -381,7 +433,7 @@ async def claim(gid: GameId, request: Request, x_seat_token: SeatTokenHeader = N
 @router.post("/games/{gid}/chat", summary="Say something in the game's chat", response_model=Ok, responses=errors(*GAME, *POST, 422, 429))
 async def post_chat(gid: GameId, body: ChatIn, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
-    await hub.chat(gid, tokens_of(request, gid), body.text, body.name)
+    await hub.chat(gid, await credentials(request, gid), body.text, body.name)
     return {"ok": True}
 
 
@@ -398,7 +450,7 @@ async def get_chat(gid: GameId, request: Request):
 async def rematch(gid: GameId, request: Request, response: Response, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
     old = await hub.room(gid)
-    mine = hub.seats_for(old, tokens_of(request, gid))
+    mine = hub.seats_for(old, await credentials(request, gid))
     if not mine:
         raise ApiError(403, "not_your_seat", "only players can ask for another game")
     if not old.over:
@@ -419,8 +471,9 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
                     seats.append({"kind": "reserved", "name": s["name"], "reserved_hash": s["token_hash"]})
                 else:  # nobody ever took it: waiting for a player as before
                     seats.append({"kind": "open" if s.get("open") else "invite"})
+            account = await account_of(request)
             room, toks, invites = await hub.create(old.row.game, old.row.variant, old.row.players, seats, old.row.tags.get("setup"),
-                                                   old.row.time_control)
+                                                   old.row.time_control, account=account, rated=old.row.rated and account is not None)
             old.row.tags = {**old.row.tags, "rematch": room.id}
             await asyncio.to_thread(hub._save_row, old.row)
         else:
@@ -430,7 +483,7 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
     else:  # the seats this player held in the old game are theirs in the new one (proved by the old seat tokens)
         room, toks = await hub.reclaim(room.id, {i: old.row.seats[i]["token_hash"] for i in mine})
     remember(response, request, room.id, list(toks.values()))
-    out = view(hub, room, list(toks.values()) + tokens_of(request, room.id))
+    out = view(hub, room, list(toks.values()) + await credentials(request, room.id))
     out["tokens"] = {str(k): v for k, v in toks.items()}
     out["invites"] = invite_links(request, room, invites)
     return out
@@ -472,3 +525,323 @@ async def import_files(request: Request, files: Annotated[list[UploadFile], File
     dup = sum(bool(r.get("duplicate")) for r in results)
     return {"results": results, "imported": sum(r["ok"] for r in results), "failed": sum(not r["ok"] for r in results) - dup,
             "duplicates": dup}
+
+
+# -- accounts ------------------------------------------------------------------------------------------------------
+
+GAME_COOKIE = re.compile(r"rg_([0-9A-Za-z_-]{1,32})")
+
+
+def start_session(response: Response, request: Request, cookie: str) -> None:
+    """The session cookie: signed, HttpOnly, SameSite=Lax, Secure over HTTPS (as the seat cookies)."""
+    response.set_cookie(SESSION_COOKIE, cookie, max_age=60 * 60 * 24 * SESSION_DAYS, httponly=True, samesite="lax",
+                        secure=secure_cookie(request), path="/")
+
+
+async def start_account_session(request: Request, response: Response, account: Account) -> dict:
+    """A new session for ``account``, the guest's seats carried over to it; the account's view."""
+    hub = hub_of(request)
+    old = request.cookies.get(SESSION_COOKIE)
+    if old:  # a browser has one session: the one it had (maybe another account's) ends
+        await asyncio.to_thread(hub.accounts.end_session, old)
+    cookie = await asyncio.to_thread(hub.accounts.new_session, account)
+    start_session(response, request, cookie)
+    guest = {m.group(1): seat_tokens.split_tokens(v) for k, v in request.cookies.items()
+             if k != SESSION_COOKIE and (m := GAME_COOKIE.fullmatch(k))}
+    await hub.carry_over(account, {g: t for g, t in guest.items() if t})
+    request.state.account = account
+    return await asyncio.to_thread(account_view, hub, account)
+
+
+def rating_view(r: RatingRow) -> dict:
+    return {"rating": r.mu, "deviation": r.sigma, "games": r.games, "provisional": ratings.provisional(r.games, r.sigma)}
+
+
+def account_view(hub: Hub, account: Account) -> dict:
+    with hub.Session() as s:
+        rows = list(s.scalars(select(RatingRow).where(RatingRow.account_id == account.id)))
+    return {"username": account.username, "created": account.created.isoformat(),
+            "ratings": {r.key: rating_view(r) for r in sorted(rows, key=lambda r: ratings.KEYS.index(r.key))}}
+
+
+#: the player page's game list looks at the account's most recent games, at most this many
+MAX_PROFILE_GAMES = 2000
+PER_PAGE = 20
+
+
+def outcome_for(game: str, variant: str, players: int, result: str, status: str, seats: list[int]) -> str:
+    """``win``, ``loss``, ``draw`` (for the account holding ``seats``), or ``""`` while the game is not finished."""
+    if status != "finished":
+        return ""
+    if result == "draw":
+        return "draw"
+    from .. import load_game
+
+    names = load_game(game, variant, players).seat_names
+    won = set(result.split("+"))
+    return "win" if any(names[i] in won for i in seats if i < len(names)) else "loss"
+
+
+def player_view(hub: Hub, account: Account, game: str | None = None, result: str | None = None, opponent: str | None = None,
+                page: int = 1) -> dict:
+    """The profile, with the game list filtered (game key, the account's result, an opponent's name) and paged."""
+    out = account_view(hub, account)
+    with hub.Session() as s:
+        games = s.execute(select(GameRow, GamePlayerRow.seat).join(GamePlayerRow, GamePlayerRow.game_id == GameRow.id)
+                          .where(GamePlayerRow.account_id == account.id).order_by(GameRow.updated.desc(), GamePlayerRow.seat)
+                          .limit(MAX_PROFILE_GAMES)).all()
+        history = list(s.scalars(select(RatingHistoryRow).where(RatingHistoryRow.account_id == account.id)
+                                 .order_by(RatingHistoryRow.id.desc()).limit(500)))
+    listed: dict[str, dict] = {}  # a game once, with every seat the account has in it (hot-seat games: several)
+    for g, seat in games:
+        if g.id in listed:
+            listed[g.id]["seats"].append(seat)
+            continue
+        listed[g.id] = {"id": g.id, "game": g.game, "variant": g.variant, "players": g.players, "seats": [seat],
+                        "status": g.status, "result": g.result, "rated": bool(g.rated),
+                        "updated": g.updated.isoformat() if g.updated else None, "names": [x.get("name", "") for x in g.seats]}
+    chosen = []
+    for item in listed.values():
+        item["outcome"] = outcome_for(item["game"], item["variant"], item["players"], item["result"], item["status"], item["seats"])
+        if game and ratings.rating_key(item["game"], item["variant"]) != game:
+            continue
+        if result and item["outcome"] != result:
+            continue
+        if opponent and not any(opponent.lower() in n.lower() for i, n in enumerate(item["names"])
+                                if i not in item["seats"]):
+            continue
+        chosen.append(item)
+    pages = max(1, -(-len(chosen) // PER_PAGE))
+    out["games"] = chosen[(page - 1) * PER_PAGE: page * PER_PAGE]
+    out["page"], out["pages"], out["total"] = page, pages, len(chosen)
+    out["history"] = [{"key": h.key, "game_id": h.game_id, "rating": h.mu, "deviation": h.sigma, "before": h.mu_before,
+                       "at": h.created.isoformat()} for h in reversed(history)]
+    return out
+
+
+@router.post("/account", status_code=201, summary="Sign up: a new account, logged in at once", response_model=AccountView,
+             description="Usernames: 3–20 letters, digits, '_' or '-', unique ignoring case (409 username_taken; 422 "
+                         "bad_username). Passwords: at least 8 characters, not the username, not a most common one (422 "
+                         "weak_password). Sets the session cookie; the seats this browser holds as a guest become the account's.",
+             responses=errors(*POST, 409, 422, 429))
+async def sign_up(body: Credentials, request: Request, response: Response):
+    account = await asyncio.to_thread(hub_of(request).accounts.sign_up, body.username, body.password)
+    return await start_account_session(request, response, account)
+
+
+@router.post("/session", summary="Log in (sets the session cookie)", response_model=AccountView,
+             description="401 bad_credentials for a wrong username or password (the same answer for both). Repeated "
+                         "failures for one username or from one address are answered 429 with Retry-After for a while, "
+                         "whatever the password. The seats this browser holds as a guest become the account's.",
+             responses=errors(*POST, 401, 429))
+async def log_in(body: Credentials, request: Request, response: Response):
+    rates = request.app.state.rates
+    user, address = body.username.lower(), client_of(request.scope)
+    await rates.refuse_if_full("login_user", user)
+    await rates.refuse_if_full("login_address", address)
+    account = await asyncio.to_thread(hub_of(request).accounts.authenticate, body.username, body.password)
+    if account is None:
+        await rates.strike("login_user", user)
+        await rates.strike("login_address", address)
+        raise ApiError(401, "bad_credentials", "wrong username or password")
+    return await start_account_session(request, response, account)
+
+
+@router.delete("/session", summary="Log out (ends the session, removes the cookie)", response_model=Ok, responses=errors(403))
+async def log_out(request: Request, response: Response):
+    await asyncio.to_thread(hub_of(request).accounts.end_session, request.cookies.get(SESSION_COOKIE))
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax", secure=secure_cookie(request))
+    return {"ok": True}
+
+
+@router.get("/me", summary="The logged-in account and its ratings", response_model=AccountView, responses=errors(401))
+async def get_me(request: Request):
+    account = await account_of(request)
+    if account is None:
+        raise ApiError(401, "not_logged_in", "not logged in")
+    return await asyncio.to_thread(account_view, hub_of(request), account)
+
+
+def my_games(hub: Hub, account: Account, limit: int = 300) -> dict:
+    """The account's games: awaiting its move first, then its other live games, then recent finished ones."""
+    with hub.Session() as s:
+        rows = s.execute(select(GameRow, GamePlayerRow.seat).join(GamePlayerRow, GamePlayerRow.game_id == GameRow.id)
+                         .where(GamePlayerRow.account_id == account.id).order_by(GameRow.updated.desc(), GamePlayerRow.seat)
+                         .limit(limit)).all()
+    games: dict[str, dict] = {}
+    for g, seat in rows:
+        if g.id in games:
+            games[g.id]["seats"].append(seat)
+            continue
+        games[g.id] = {"id": g.id, "game": g.game, "variant": g.variant, "players": g.players, "seats": [seat], "status": g.status,
+                       "result": g.result, "rated": bool(g.rated), "updated": g.updated.isoformat() if g.updated else None,
+                       "names": [x.get("name", "") for x in g.seats], "to_move": g.to_move}
+    out: dict[str, list] = {"my_turn": [], "live": [], "finished": []}
+    for item in games.values():
+        if item["status"] == "live" and item["to_move"] in item["seats"]:
+            out["my_turn"].append(item)
+        elif item["status"] in ("live", "open"):
+            out["live"].append(item)
+        elif len(out["finished"]) < 20:
+            out["finished"].append(item)
+    return out
+
+
+def my_turn_count(hub: Hub, account: Account) -> int:
+    """How many live games await a move of the account (for every page's header)."""
+    with hub.Session() as s:
+        return s.scalar(select(func.count()).select_from(GamePlayerRow).join(GameRow, GameRow.id == GamePlayerRow.game_id)
+                        .where(GamePlayerRow.account_id == account.id, GameRow.status == "live",
+                               GameRow.to_move == GamePlayerRow.seat)) or 0
+
+
+@router.get("/me/games", summary="My games: awaiting my move, my other live games, recent finished ones", response_model=MyGames,
+            responses=errors(401))
+async def get_my_games(request: Request):
+    account = await account_of(request)
+    if account is None:
+        raise ApiError(401, "not_logged_in", "not logged in")
+    return await asyncio.to_thread(my_games, hub_of(request), account)
+
+
+@router.post("/me/password", summary="Change the password (the account's other sessions end)", response_model=Ok,
+             description="401 not_logged_in, or bad_credentials when `password` is not the current one (counted like a "
+                         "failed login: 429 after too many); 422 weak_password.",
+             responses=errors(*POST, 401, 422, 429))
+async def change_password(body: NewPassword, request: Request):
+    account = await account_of(request)
+    if account is None:
+        raise ApiError(401, "not_logged_in", "not logged in")
+    rates = request.app.state.rates
+    user = account.username.lower()
+    await rates.refuse_if_full("login_user", user)
+    try:
+        await asyncio.to_thread(hub_of(request).accounts.change_password, account, body.password, body.new_password,
+                                request.cookies.get(SESSION_COOKIE))
+    except ApiError as exc:
+        if exc.code == "bad_credentials":
+            await rates.strike("login_user", user)
+        raise
+    return {"ok": True}
+
+
+Username = Annotated[str, Path(max_length=64, description="the player's username (any case)")]
+RatingKey = Annotated[str, Path(max_length=32, description="yinsh, yinsh-blitz, gyges, gyges-beginner or rings")]
+
+
+@router.get("/players/{username}", summary="A player's profile: ratings, rating history, recent games", response_model=PlayerView,
+            responses=errors(400, 404))
+async def get_player(username: Username, request: Request,
+                     game: Annotated[Literal["yinsh", "yinsh-blitz", "gyges", "gyges-beginner", "rings"] | None,
+                                     Query(description="only games of this game and variant")] = None,
+                     result: Annotated[Literal["win", "loss", "draw"] | None, Query(description="only the player's wins, losses or draws")] = None,
+                     opponent: Annotated[str | None, Query(max_length=40, description="only games with a player whose name contains this")] = None,
+                     page: Annotated[int, Query(ge=1, le=1000, description=f"the page of the game list ({PER_PAGE} games a page)")] = 1):
+    hub = hub_of(request)
+    account = await asyncio.to_thread(hub.accounts.by_name, username)
+    if account is None:
+        raise ApiError(404, "unknown_player", "there is no player of that name")
+    return await asyncio.to_thread(player_view, hub, account, game, result, opponent, page)
+
+
+@router.get("/leaderboard/{game}", summary="The best-rated players of a game and variant", response_model=Leaderboard,
+            description="`game`: yinsh, yinsh-blitz, gyges, gyges-beginner or rings. Also the computer levels' fixed ratings.",
+            responses=errors(400, 404))
+async def get_leaderboard(game: RatingKey, request: Request, limit: Annotated[int, Query(ge=1, le=200)] = 50):
+    if game not in ratings.KEYS:
+        raise ApiError(404, "unknown_game", f"no rating list {clip(game)}: use one of {', '.join(ratings.KEYS)}")
+
+    def top() -> list[dict]:
+        with hub_of(request).Session() as s:
+            rows = s.execute(select(RatingRow, AccountRow.username).join(AccountRow, AccountRow.id == RatingRow.account_id)
+                             .where(RatingRow.key == game).order_by(RatingRow.mu.desc()).limit(limit)).all()
+        return [{"username": name, **rating_view(r)} for r, name in rows]
+
+    computers = [{"level": i, "rating": ratings.computer_rating(game, i)} for i in range(len(ratings.COMPUTER_RATINGS[game.split("-")[0]]))]
+    return {"key": game, "players": await asyncio.to_thread(top), "computers": computers}
+
+
+# -- seeks -------------------------------------------------------------------------------------------------------------
+
+Rating = Annotated[int, Field(ge=0, le=5000), BeforeValidator(_whole)]
+SeekId = Annotated[str, Path(pattern=r"^[0-9A-Za-z_-]{1,32}$", description="the seek's id")]
+
+
+class SeekIn(BaseModel):
+    model_config = STRICT
+
+    game: str = Field(..., max_length=32, description="yinsh, gyges or rings")
+    variant: str | None = Field(None, max_length=32)
+    players: PlayerCount | None = Field(None, description="RINGS: 2–6")
+    rated: bool = False
+    rating_min: Rating | None = Field(None, description="only players rated at least this may accept")
+    rating_max: Rating | None = Field(None, description="only players rated at most this may accept")
+    quick: bool = Field(False, description="quick pairing: accept the oldest compatible seek if there is one, else post this one")
+
+
+async def logged_in(request: Request) -> Account:
+    account = await account_of(request)
+    if account is None:
+        raise ApiError(401, "login_required", "log in to post or accept a seek")
+    return account
+
+
+async def start_if_filled(request: Request, seek: dict, filled) -> dict:
+    """When a seek's seats are all taken: the game starts, each seat held by its account."""
+    if filled is None:
+        return {"seek": seek, "game_id": None}
+    hub = hub_of(request)
+    accounts = await asyncio.to_thread(hub.seeks.accounts_of, filled.accounts)
+    room, _, _ = await hub.create(filled.game, filled.variant, filled.players, [{"kind": "account", "account": a} for a in accounts],
+                                  None, account=accounts[0], rated=filled.rated)
+    return {"seek": await asyncio.to_thread(hub.seeks.started, filled.seek_id, room.id), "game_id": room.id}
+
+
+@router.post("/seeks", status_code=201, summary="Post a seek (or, with quick, pair with a compatible one)", response_model=SeekAnswer,
+             description="One seek per player: posting withdraws the player's other open seek. It lasts 90 s unless the "
+                         "owner keeps it alive (POST /api/seeks/{sid}/keep, as the lobby does every 30 s).",
+             responses=errors(*POST, 401, 409, 422))
+async def post_seek(body: SeekIn, request: Request):
+    account = await logged_in(request)
+    hub = hub_of(request)
+    args = (account, body.game, body.variant, body.players, body.rated, body.rating_min, body.rating_max)
+    if body.quick:
+        found = await asyncio.to_thread(hub.seeks.quick, *args)
+        if found is not None:
+            try:
+                seek, filled = await asyncio.to_thread(hub.seeks.accept, account, found)
+                return await start_if_filled(request, seek, filled)
+            except ApiError:  # taken at the same moment: post ours instead
+                pass
+    return {"seek": await asyncio.to_thread(hub.seeks.post, *args), "game_id": None}
+
+
+@router.get("/seeks", summary="The open seeks, oldest first", response_model=SeekList)
+async def list_seeks(request: Request):
+    return {"seeks": await asyncio.to_thread(hub_of(request).seeks.listed)}
+
+
+@router.post("/seeks/{sid}/accept", summary="Accept a seek (take a seat; the game starts when all are taken)",
+             response_model=SeekAnswer, responses=errors(*POST, 401, 404, 409))
+async def accept_seek(sid: SeekId, request: Request):
+    account = await logged_in(request)
+    seek, filled = await asyncio.to_thread(hub_of(request).seeks.accept, account, sid)
+    return await start_if_filled(request, seek, filled)
+
+
+@router.get("/seeks/{sid}", summary="A seek (with the game id once its seats are taken)", response_model=SeekView,
+            responses=errors(400, 404))
+async def get_seek(sid: SeekId, request: Request):
+    return await asyncio.to_thread(hub_of(request).seeks.get, sid)
+
+
+@router.post("/seeks/{sid}/keep", summary="Keep my seek alive (the lobby asks every 30 s)", response_model=SeekView,
+             responses=errors(*POST, 401, 404))
+async def keep_seek(sid: SeekId, request: Request):
+    return await asyncio.to_thread(hub_of(request).seeks.keep, await logged_in(request), sid)
+
+
+@router.delete("/seeks/{sid}", summary="Withdraw my seek", response_model=Ok, responses=errors(400, 401, 403, 404))
+async def withdraw_seek(sid: SeekId, request: Request):
+    await asyncio.to_thread(hub_of(request).seeks.withdraw, await logged_in(request), sid)
+    return {"ok": True}

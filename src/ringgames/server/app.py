@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import re
 from collections.abc import Iterable
@@ -19,6 +20,7 @@ from . import api, live
 from . import limits as _limits
 from .errors import ApiError, describe_validation_errors
 from .headers import SecurityHeaders
+from .i18n import normalize
 from .i18n.web import render_page
 from .security import SecuritySettings
 from .service import Hub
@@ -59,16 +61,17 @@ def not_found_page(request: Request, what: str = "page") -> HTMLResponse:
 
 
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
-               behind_https: bool = False, limits: _limits.Limits | None = None) -> FastAPI:
+               behind_https: bool = False, limits: _limits.Limits | None = None, password_hasher=None) -> FastAPI:
     """The site. ``allowed_origins``: other origins whose pages may use the API and WebSockets (the site's own
-    host always may); ``behind_https``: served over HTTPS by a proxy, so the seat cookie is ``Secure``;
-    ``limits``: request sizes, uploads, rates (``server/limits.py``; defaults when None)."""
+    host always may); ``behind_https``: served over HTTPS by a proxy, so the seat and session cookies are ``Secure``;
+    ``limits``: request sizes, uploads, rates (``server/limits.py``; defaults when None); ``password_hasher``: an
+    ``argon2.PasswordHasher`` (default: argon2-cffi's, RFC 9106's profile; tests pass a cheap one)."""
     settings = limits or _limits.Limits()
     hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay, room_idle_seconds=settings.room_idle_seconds,
               max_rooms=settings.max_rooms, computer_games_per_client=settings.computer_games_per_client,
               computer_games_total=settings.computer_games_total, computer_game_actions=settings.computer_game_actions,
               clock_heartbeat=settings.clock_heartbeat_seconds, abort_seconds=settings.abort_first_move_seconds,
-              claim_seconds=settings.claim_after_seconds, computer_max_seconds=settings.computer_game_max_seconds)
+              claim_seconds=settings.claim_after_seconds, computer_max_seconds=settings.computer_game_max_seconds, password_hasher=password_hasher)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -116,16 +119,27 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount(DOCS_ASSETS, StaticFiles(directory=swagger_ui_dir()), name="docs-assets")
 
+    async def page(request: Request, template: str, **context):
+        """A page, with the logged-in player's name (``me``) for the header's account links."""
+        account = await api.account_of(request)
+        my_turn = await asyncio.to_thread(api.my_turn_count, hub, account) if account else 0
+        profile_lang = account.lang if account else None
+        chosen = normalize(request.query_params.get("lang"))
+        if account and chosen and chosen != account.lang:  # the profile keeps the player's choice, for every browser
+            await asyncio.to_thread(hub.accounts.set_language, account, chosen)
+            profile_lang = chosen
+        return render_page(request, template, me=account.username if account else None, my_turn=my_turn,
+                           profile_lang=profile_lang, **context)
+
     @app.get("/docs", include_in_schema=False)
     async def docs(request: Request):
         # our own page: Swagger UI started by /static/docs.js, so the page passes the CSP without inline
         # script (the API has no OAuth2, so there is no oauth2-redirect page)
-        return render_page(request, "docs.html", title=f"{app.title} API", assets=DOCS_ASSETS,
-                           openapi_url=app.openapi_url)
+        return await page(request, "docs.html", title=f"{app.title} API", assets=DOCS_ASSETS, openapi_url=app.openapi_url)
 
     @app.get("/", include_in_schema=False)
     async def lobby(request: Request):
-        return render_page(request, "index.html")
+        return await page(request, "index.html")
 
     @app.get("/game/{gid}", include_in_schema=False)
     async def game_page(request: Request, gid: str):
@@ -137,17 +151,33 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
             if exc.status == 404:
                 return not_found_page(request, "game")
             raise
-        return render_page(request, "game.html")
+        return await page(request, "game.html")
 
     @app.get("/archive", include_in_schema=False)
     async def archive(request: Request):
-        return render_page(request, "archive.html")
+        return await page(request, "archive.html")
+
+    @app.get("/my-games", include_in_schema=False)
+    async def my_games_page(request: Request):
+        return await page(request, "mygames.html")
+
+    @app.get("/leaderboard/{key}", include_in_schema=False)
+    async def leaderboard_page(request: Request, key: str):
+        return await page(request, "leaderboard.html")
+
+    @app.get("/login", include_in_schema=False)
+    async def login_page(request: Request):
+        return await page(request, "login.html")
+
+    @app.get("/player/{name}", include_in_schema=False)
+    async def player_page(request: Request, name: str):
+        return await page(request, "player.html")
 
     @app.get("/rules/{game}", include_in_schema=False)
     async def rules(request: Request, game: str):
         if not re.fullmatch(r"[a-z]+", game) or game not in GAMES:
             raise ApiError(404, "unknown_game", f"no rules page for {game!r}")
-        return render_page(request, f"rules-{game}.html")
+        return await page(request, f"rules-{game}.html")
 
     @app.get("/healthz", include_in_schema=False)
     async def health():

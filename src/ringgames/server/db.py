@@ -15,19 +15,24 @@ from pathlib import Path
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
+    Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
     UniqueConstraint,
     create_engine,
     event,
+    false,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
-__all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "ClockSite", "make_engine", "migrate", "default_sqlite_url"]
+__all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "ClockSite", "AccountRow", "SessionRow", "SiteKeyRow", "GamePlayerRow",
+           "RatingRow", "RatingHistoryRow", "SeekRow", "make_engine", "migrate", "default_sqlite_url"]
 
 
 def _now() -> datetime:
@@ -46,7 +51,8 @@ class GameRow(Base):
     variant: Mapped[str] = mapped_column(String(32))
     players: Mapped[int] = mapped_column(Integer)
     #: list of {"kind": "human"|"computer"|"record", "name", "spec", "level", "token_hash", "invite_hash", "invite",
-    #: "open", "joined"}: tokens only as SHA-256 hashes (see ``seats.py``)
+    #: "open", "joined", "account"}: tokens only as SHA-256 hashes (see ``seats.py``); "account": the id of the
+    #: account sitting there (also in ``game_players``), absent or None for a guest
     seats: Mapped[list] = mapped_column(JSON)
     #: "open" (a seat is waiting for its player), "live", "finished"
     status: Mapped[str] = mapped_column(String(16), index=True)
@@ -58,6 +64,13 @@ class GameRow(Base):
     ply: Mapped[int] = mapped_column(Integer, default=0)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now, onupdate=_now)
+    #: the creator asked for a rated game (every seat an account or a computer level: ``ratings.py``)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: the seat to move (None when the game is over, or for games from before migration 0003 until their next move):
+    #: "my games" finds the games awaiting an account's move without replaying them
+    to_move: Mapped[int | None] = mapped_column(Integer, nullable=True, default=None)
+    #: when the ratings were updated for this game's result (None: not yet, or not rated)
+    rated_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True, default=None)
     # -- clocks (migration 0004; ``server/clocks.py``, docs/time-controls.md). Times are milliseconds since the epoch.
     #: ``{"initial": s, "increment": s}`` (real time, Fischer) or ``{"days": n}`` (correspondence); None: no clock
     time_control: Mapped[dict | None] = mapped_column(JSON, nullable=True, default=None)
@@ -108,6 +121,107 @@ class ClockSite(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     alive_ms: Mapped[int] = mapped_column(BigInteger)
+
+
+class AccountRow(Base):
+    """A player's account: the username as typed, its lower-case key (unique: names are unique ignoring case) and
+    the Argon2id hash of the password (``accounts.py``; the password itself is never stored)."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    username: Mapped[str] = mapped_column(String(20))
+    username_key: Mapped[str] = mapped_column(String(20), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    password_changed: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    #: the site language the player last chose (``?lang=``), ahead of the cookie and ``Accept-Language``
+    lang: Mapped[str | None] = mapped_column(String(8), nullable=True, default=None)
+
+
+class SessionRow(Base):
+    """A logged-in browser: the SHA-256 of the session id its signed cookie carries, until ``expires``."""
+
+    __tablename__ = "sessions"
+
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    expires: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class SiteKeyRow(Base):
+    """Secrets of the site shared by every server process: ``session`` signs the session cookies."""
+
+    __tablename__ = "site_keys"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+
+
+class GamePlayerRow(Base):
+    """Which account sits in which seat of which game (the seats' ``account`` field, indexed for profiles)."""
+
+    __tablename__ = "game_players"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+
+
+class RatingRow(Base):
+    """One rating per account and rating key (``yinsh``, ``yinsh-blitz``, ``gyges``, ``gyges-beginner``, ``rings``):
+    the OpenSkill model's mean ``mu`` and deviation ``sigma`` (``ratings.py``)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ix_ratings_key_mu", "key", "mu"),)
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    updated: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class RatingHistoryRow(Base):
+    """A rating after one rated game (unique per account and game: a game is counted once)."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (UniqueConstraint("account_id", "game_id", name="uq_rating_history_account_game"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    key: Mapped[str] = mapped_column(String(32))
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class SeekRow(Base):
+    """A player looking for a game (``seeks.py``): open until its seats are filled (``game_id`` set), it is
+    withdrawn, or ``expires`` passes (the lobby keeps its owner's seek alive while the page is open)."""
+
+    __tablename__ = "seeks"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    game: Mapped[str] = mapped_column(String(32))
+    variant: Mapped[str] = mapped_column(String(32))
+    players: Mapped[int] = mapped_column(Integer)
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    rating_min: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rating_max: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    #: the accounts that accepted so far (RINGS for 3–6 waits until every seat is taken), in seat order after the owner
+    joined: Mapped[list] = mapped_column(JSON, default=list)
+    #: bumped by every change, so that two processes accepting at once cannot both take the last seat
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    expires: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
 
 
 def default_sqlite_url() -> str:

@@ -76,6 +76,11 @@ class Limits:
     chat_rate: str = "20/minute"
     upload_rate: str = "5/minute"
     ws_connect_rate: str = "120/minute"
+    #: accounts: sign-ups per client; failed logins (and failed password changes) per username and per client,
+    #: past which logins are refused with 429 until the window has room again (brute-force slow-down)
+    signup_rate: str = "30/hour"
+    login_user_rate: str = "5 per 5 minutes"
+    login_address_rate: str = "30 per 5 minutes"
     #: per WebSocket connection: largest message, messages, and refused messages before a policy close (1008)
     ws_message_bytes: int = 64 * KIB
     ws_rate: str = "30 per 10 seconds"
@@ -142,14 +147,18 @@ class RateLimits:
     """The rate limiters of one app: ``await rates.check("games", client)`` raises :class:`RateLimited`."""
 
     WHAT: ClassVar[dict[str, str]] = {"games": "games created", "chat": "chat messages", "upload": "uploads",
-                                      "ws_connect": "WebSocket connections"}
+                                      "ws_connect": "WebSocket connections", "signup": "sign-ups",
+                                      "login_user": "failed logins for this username",
+                                      "login_address": "failed logins from this address"}
 
     def __init__(self, settings: Limits):
         self.settings = settings
         uri = settings.storage if settings.storage.startswith("async+") else "async+" + settings.storage
         self.limiter = SlidingWindowCounterRateLimiter(_limits.storage.storage_from_string(uri))
         self.items = {"games": _limits.parse(settings.games_rate), "chat": _limits.parse(settings.chat_rate),
-                      "upload": _limits.parse(settings.upload_rate), "ws_connect": _limits.parse(settings.ws_connect_rate)}
+                      "upload": _limits.parse(settings.upload_rate), "ws_connect": _limits.parse(settings.ws_connect_rate),
+                      "signup": _limits.parse(settings.signup_rate), "login_user": _limits.parse(settings.login_user_rate),
+                      "login_address": _limits.parse(settings.login_address_rate)}
 
     async def check(self, kind: str, client: str) -> None:
         """Count one ``kind`` hit (games, chat, upload, ws_connect) for ``client``; raise if over the rate."""
@@ -159,6 +168,20 @@ class RateLimits:
         stats = await self.limiter.get_window_stats(item, kind, client)
         retry = max(1, math.ceil(stats.reset_time - time.time()))
         raise RateLimited(f"too many {self.WHAT[kind]} from this address: at most {item}; try again in {retry} s", retry)
+
+    async def refuse_if_full(self, kind: str, key: str) -> None:
+        """Raise :class:`RateLimited` if ``kind``'s window for ``key`` is full (counts nothing): failed logins are
+        counted by :meth:`strike` only when they fail, and once the window is full every login is refused."""
+        item = self.items[kind]
+        if await self.limiter.test(item, kind, key):
+            return
+        stats = await self.limiter.get_window_stats(item, kind, key)
+        retry = max(1, math.ceil(stats.reset_time - time.time()))
+        raise RateLimited(f"too many {self.WHAT[kind]}: at most {item}; try again in {retry} s", retry)
+
+    async def strike(self, kind: str, key: str) -> None:
+        """Count one failure of ``kind`` for ``key``."""
+        await self.limiter.hit(self.items[kind], kind, key)
 
     def connection(self) -> tuple[ConnectionRate, ConnectionRate]:
         """The message rate and the refusal rate of a new WebSocket connection."""
@@ -205,6 +228,7 @@ RATED = [
     ("POST", re.compile(r"/api/games/[^/]+/rematch/?"), "games"),
     ("POST", re.compile(r"/api/games/[^/]+/chat/?"), "chat"),
     ("POST", re.compile(r"/api/import/?"), "upload"),
+    ("POST", re.compile(r"/api/account/?"), "signup"),
 ]
 UPLOAD_PATH = re.compile(r"/api/import/?")
 

@@ -39,6 +39,7 @@ from pydantic import (
 )
 
 from . import seats as seat_tokens
+from .accounts import SESSION_COOKIE
 from .api import COOKIE, ActionIn, ChatIn, DrawIn, ResignIn, TakebackIn
 from .errors import ApiError, clip, describe_validation_errors, short
 from .limits import RateLimited, client_of, size_text
@@ -162,8 +163,12 @@ async def game_socket(ws: WebSocket, gid: str):
         await ws.send_json({"type": "error", **exc.payload()})
         await ws.close(code=4404)
         return
-    tokens = (seat_tokens.split_tokens(ws.headers.get("x-seat-token"))
-              + seat_tokens.split_tokens(ws.cookies.get(COOKIE.format(gid))))
+    tokens: list[seat_tokens.Credential] = [*seat_tokens.split_tokens(ws.headers.get("x-seat-token")),
+                                            *seat_tokens.split_tokens(ws.cookies.get(COOKIE.format(gid)))]
+    session = ws.cookies.get(SESSION_COOKIE)
+    account = await asyncio.to_thread(hub.accounts.from_cookie, session) if session else None
+    if account is not None:  # a logged-in player holds their account's seats here too
+        tokens.insert(0, seat_tokens.AccountKey(account.id))
     queue: asyncio.Queue = asyncio.Queue(maxsize=1000)
     sync_queued = False
     room.listeners.add(queue)

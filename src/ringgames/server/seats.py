@@ -7,6 +7,9 @@
 * An **invite token** lets one person take a waiting seat, once: joining with it stores the seat's fresh token
   and forgets the invite (``invite_hash``). Whoever made or saw the invite link cannot act for the seat afterwards.
 * An **open seat** has no token until somebody takes it.
+* A seat may also belong to an **account** (``"account": id``): a logged-in player who creates or joins a game
+  sits as their account, and a guest's seats move to the account on sign-up or login (``accounts.py``). Such a
+  seat is held by its token *and* by the account's session (an :class:`AccountKey` among the credentials).
 * A **reserved seat** (a rematch) belongs to the player who held it in the previous game: it keeps the hash of
   that player's old seat token (``reserved_hash``) and only the rematch request carrying that token claims it;
   no invite exists for it and it cannot be joined or re-invited.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from .errors import ApiError
 
@@ -45,10 +49,26 @@ def split_tokens(value: str | None) -> list[str]:
     return [t for t in (value or "").split(".") if 0 < len(t) <= MAX_TOKEN_LENGTH][:MAX_TOKENS]
 
 
-def held(seats: list[dict], tokens: Iterable[str]) -> list[int]:
-    """The seats that ``tokens`` hold (a seat holds when the hash of one of the tokens is its ``token_hash``)."""
-    hashes = {hash_token(t) for t in list(tokens)[:MAX_TOKENS] if t and len(t) <= MAX_TOKEN_LENGTH}
-    return [i for i, s in enumerate(seats) if s.get("token_hash") in hashes]
+@dataclass(frozen=True)
+class AccountKey:
+    """The logged-in account of a request, among its credentials: it holds the seats whose ``account`` is ``id``.
+    Made only by the server from a valid session (clients send strings; a string is never an account)."""
+
+    id: int
+
+
+#: what a request presents for seats: seat tokens (strings) and at most one logged-in account
+Credential = str | AccountKey
+
+
+def held(seats: list[dict], tokens: Iterable[Credential]) -> list[int]:
+    """The seats that ``tokens`` hold: a seat holds when the hash of one of the tokens is its ``token_hash``, or
+    when it belongs to the account of an :class:`AccountKey` among them."""
+    creds = list(tokens)
+    accounts = {t.id for t in creds if isinstance(t, AccountKey)}
+    hashes = {hash_token(t) for t in [t for t in creds if isinstance(t, str)][:MAX_TOKENS] if t and len(t) <= MAX_TOKEN_LENGTH}
+    return [i for i, s in enumerate(seats)
+            if s.get("token_hash") in hashes or (s.get("account") is not None and s.get("account") in accounts)]
 
 
 def human_seat(kind: str, name: str, reserved_hash: str | None = None) -> tuple[dict, str | None, str | None]:

@@ -17,7 +17,7 @@ import random
 import secrets
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
@@ -35,9 +35,15 @@ from .. import load_game
 from ..protocol import AGREED_DRAW, RESIGN, IllegalActionError, NotationError, RingGamesError, State
 from ..warmup import warm_up
 from . import clocks as clk
+from . import ratings
 from . import seats as seat_tokens
-from .db import ChatRow, ClockSite, GameRow, MoveRow, make_engine, migrate, sessions
+from .accounts import Account, Accounts
+from .db import ChatRow, ClockSite, GamePlayerRow, GameRow, MoveRow, make_engine, migrate, sessions
 from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
+from .seats import Credential
+from .seeks import Seeks
+
+OrmSession = Session  # (inside Hub, ``Session`` is the session factory)
 
 __all__ = ["MAX_MESSAGE_CHARS", "ApiError", "Hub", "Room", "clip", "short"]
 
@@ -49,6 +55,8 @@ SETUP_PLIES = {"gyges": 2}
 PRESETS = {"gyges": ["321123", "123321", "231132", "312213"]}
 MAX_NAME = 40
 MAX_CHAT = 500
+#: at most this many game cookies of one browser are carried over to an account at sign-up or login
+MAX_CARRIED_GAMES = 100
 #: the longest action string accepted (one action's notation is a few characters)
 MAX_ACTION_CHARS = 100
 #: the clock columns of a game row that every move writes
@@ -209,7 +217,7 @@ class Hub:
                  computer_games_total: int = 6, computer_game_actions: int = 600, run_clocks: bool | None = None,
                  clock_heartbeat: float = 1.0, abort_seconds: float = clk.ABORT_SECONDS,
                  claim_seconds: float = clk.CLAIM_SECONDS,
-                 computer_max_seconds: float = clk.COMPUTER_MAX_SECONDS):
+                 computer_max_seconds: float = clk.COMPUTER_MAX_SECONDS, password_hasher=None):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
         watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
@@ -217,6 +225,9 @@ class Hub:
         ``run_computers``): flag games whose clock ran out and beat the site's heartbeat every
         ``clock_heartbeat`` seconds (see ``docs/time-controls.md``); off for tools such as ``ringgames import``."""
         self.db_url = db_url
+        self._password_hasher = password_hasher  # argon2.PasswordHasher; None: argon2-cffi's defaults
+        self._accounts: Accounts | None = None
+        self._seeks: Seeks | None = None
         self.engine: Engine | None = None
         self._sessionmaker: sessionmaker[Session] | None = None
         self.rooms: dict[str, Room] = {}
@@ -266,7 +277,7 @@ class Hub:
         self._moves_t = cast(Table, MoveRow.__table__)
         games = cast(Table, GameRow.__table__)
         self._game_update = update(games).where(games.c.id == bindparam("gid")).values(
-            {c: bindparam(f"v_{c}", type_=games.c[c].type) for c in ("status", "result", "ply", "draw_offers", "updated", *CLOCK_FIELDS)})
+            {c: bindparam(f"v_{c}", type_=games.c[c].type) for c in ("status", "result", "ply", "draw_offers", "to_move", "updated", *CLOCK_FIELDS)})
 
     @property
     def Session(self) -> sessionmaker[Session]:  # noqa: N802 (used like the class it makes)
@@ -275,6 +286,20 @@ class Hub:
             raise RuntimeError("the hub is not started")
         return self._sessionmaker
 
+    @property
+    def accounts(self) -> Accounts:
+        """Accounts and sessions (after :meth:`start`)."""
+        if self._accounts is None:
+            raise RuntimeError("the hub is not started")
+        return self._accounts
+
+    @property
+    def seeks(self) -> Seeks:
+        """Seeks (after :meth:`start`)."""
+        if self._seeks is None:
+            raise RuntimeError("the hub is not started")
+        return self._seeks
+
     # -- life cycle ------------------------------------------------------
     async def start(self) -> None:
         await asyncio.to_thread(migrate, self.db_url)
@@ -282,6 +307,8 @@ class Hub:
         self.warmup_seconds = await asyncio.to_thread(warm_up)
         self.engine = make_engine(self.db_url)
         self._sessionmaker = sessions(self.engine)
+        self._accounts = Accounts(self._sessionmaker, self._password_hasher)
+        self._seeks = Seeks(self._sessionmaker)
         self._freeze()
         self._spawn(self._sweep())
         if self.run_clocks:  # before any room is loaded: downtime is credited to the stored clocks first
@@ -290,6 +317,9 @@ class Hub:
             self._spawn(self._clock_loop())
         if not self.run_computers:
             return
+        # rated games that ended while a server stopped before their ratings were written
+        for gid in await asyncio.to_thread(self._unrated_ids):
+            await self._rate(await self.room(gid))
         # resume computer moves of unfinished games
         ids = await asyncio.to_thread(self._live_ids)
         for gid in ids:
@@ -333,6 +363,11 @@ class Hub:
         if game is None or game not in self._frozen:
             self._frozen.add(game)
             gc.freeze()
+
+    def _unrated_ids(self) -> list[str]:
+        with self.Session() as s:
+            return list(s.scalars(select(GameRow.id).where(GameRow.rated.is_(True), GameRow.rated_at.is_(None),
+                                                             GameRow.status == "finished")))
 
     def _live_ids(self) -> list[str]:
         with self.Session() as s:
@@ -489,14 +524,22 @@ class Hub:
     # -- creating --------------------------------------------------------
     async def create(self, game: str, variant: str | None, players: int | None, seats: list[dict],
                      setup: str | None = None, time_control: dict | None = None, *, client: str | None = None,
-                     creator: str | None = None) -> tuple[Room, dict[int, str], dict[int, str]]:
+                     creator: str | None = None, account: Account | None = None,
+                     rated: bool = False) -> tuple[Room, dict[int, str], dict[int, str]]:
         """A new game. ``seats``: one dict per seat, ``kind`` me|invite|open|computer, ``name``, ``level``.
         ``time_control``: ``{"initial": S, "increment": S}``, ``{"days": N}`` or None (no clock; see ``clocks.py``).
+        ``account``: the creator's, if logged in (the "me" seats are the account's); ``rated``: a rated game (the
+        creator must be logged in, with one "me" seat at most; the other seats are computers or taken by accounts).
 
         Returns the room, the seat tokens of the "me" seats (the creator's) and the invite tokens of the
         "invite" seats (single use; only their hashes are stored). A computer-only game counts towards the
         limits of ``client`` (429 over them); ``creator``: its creator token (stored hashed), which stops it.
         """
+        if rated:
+            if account is None:
+                raise ApiError(401, "login_required", "log in to play a rated game")
+            if sum(str(spec.get("kind", "me")) == "me" for spec in seats) > 1:
+                raise ApiError(422, "bad_seats", "in a rated game each seat is a different player: one 'me' seat at most")
         try:
             g = load_game(game, variant, players)
         except ValueError as exc:
@@ -516,10 +559,16 @@ class Hub:
                     raise ApiError(422, "bad_seats", f"seat {seat_name}: level must be a number") from None
                 out.append({"kind": "computer", "name": f"computer{'' if level is None else f' (level {level})'}",
                             "spec": agent_spec(level), "level": level, "token_hash": None, "joined": True, "invite": False})
+            elif kind == "account" and isinstance(spec.get("account"), Account):  # a seat filled by a seek: held by the account
+                acct = spec["account"]
+                out.append({"kind": "human", "name": acct.username, "spec": None, "level": None, "token_hash": None,
+                            "invite_hash": None, "joined": True, "invite": False, "open": False, "account": acct.id})
             elif kind in ("me", "invite", "open", "reserved"):  # "reserved": rematches only (never from the API)
                 name = (clean_name(spec.get("name"), "me") if kind in ("me", "reserved")
                         else clean_name(None, "waiting…"))
                 seat, tok, inv = seat_tokens.human_seat(kind, name, spec.get("reserved_hash"))
+                if kind == "me" and account is not None:
+                    seat.update(account=account.id, name=account.username)
                 out.append(seat)
                 if tok:
                     mine[i] = tok
@@ -541,7 +590,7 @@ class Hub:
         state = g.new_initial_state()
         row = GameRow(id=secrets.token_hex(6), game=g.name, variant=g.variant, players=g.num_players, seats=out,
                       status="live", source="play", start=None, tags=tags, draw_offers=[],
-                      result="none", ply=0, time_control=tc.to_json() if tc else None)
+                      result="none", ply=0, rated=bool(rated), time_control=tc.to_json() if tc else None)
         row.status = self._status(row, state)
         room = Room(row.id, row, state, [], [], touched=asyncio.get_running_loop().time(), turn_since=clk.now_ms())
         pre: list[tuple[int, int, str]] = []
@@ -552,6 +601,7 @@ class Hub:
                 a = rng.choice(state.legal_actions())
                 pre.append((a, p, state.action_to_string(a)))
                 state.apply_action(a)
+        row.to_move = None if state.is_terminal() else state.current_player()
         self._start_clock(room)
         await asyncio.to_thread(self._insert, row, pre)
         for _a, p, t in pre:
@@ -593,6 +643,14 @@ class Hub:
             s.flush()
             for i, (a, p, t) in enumerate(pre):
                 s.add(MoveRow(game_id=row.id, ply=i, action=a, text=t, seat=p))
+            self._sync_players(s, row)
+
+    @staticmethod
+    def _sync_players(s: OrmSession, row: GameRow) -> None:
+        """``game_players`` follows the seats' ``account`` fields (in the caller's transaction)."""
+        s.execute(delete(GamePlayerRow).where(GamePlayerRow.game_id == row.id))
+        s.add_all(GamePlayerRow(game_id=row.id, seat=i, account_id=seat["account"])
+                  for i, seat in enumerate(row.seats) if seat.get("account") is not None)
 
     def _start_clock(self, room: Room) -> None:
         """Start the clocks of a clocked game that has just become live (every seat taken), in memory."""
@@ -633,20 +691,29 @@ class Hub:
 
     # -- seats -----------------------------------------------------------
     @staticmethod
-    def seats_for(room: Room, tokens: list[str]) -> list[int]:
+    def seats_for(room: Room, tokens: Sequence[Credential]) -> list[int]:
         """The seats of ``room`` that ``tokens`` hold (see :mod:`.seats`)."""
         return seat_tokens.held(room.row.seats, tokens)
 
-    async def join(self, gid: str, seat: int, name: str | None, invite: str | None, *, vouched: bool = False) -> tuple[Room, str]:
+    async def join(self, gid: str, seat: int, name: str | None, invite: str | None, *, vouched: bool = False,
+                   account: Account | None = None) -> tuple[Room, str]:
         """Take seat ``seat``: with its invite token (used up), or without one if the seat is open (or ``vouched``
-        for by the server). Returns the room and the player's fresh seat token."""
+        for by the server); a logged-in player sits as their ``account`` (required in a rated game, once per game).
+        Returns the room and the player's fresh seat token."""
         async with self._locked(gid) as room:
             seats = [dict(s) for s in room.row.seats]
             if not 0 <= seat < len(seats):
                 raise ApiError(422, "bad_seat", f"there is no seat {seat}")
+            if room.row.rated and seats[seat].get("kind") == "human" and not seats[seat].get("joined"):
+                if account is None:
+                    raise ApiError(401, "login_required", "log in to play a rated game")
+                if any(x.get("account") == account.id for x in seats):
+                    raise ApiError(409, "already_seated", "you already have a seat in this rated game")
             s = seats[seat]
             token = seat_tokens.claim(s, invite, vouched=vouched)
             s["name"] = clean_name(name, room.state.game.seat_names[seat])
+            if account is not None:
+                s.update(account=account.id, name=account.username)
             room.row.seats = seats
             was = room.row.status
             room.row.status = self._status(room.row, room.state)
@@ -656,6 +723,29 @@ class Hub:
             await asyncio.to_thread(self._save_row, room.row)
             await self.broadcast(room)
             return room, token
+
+    async def carry_over(self, account: Account, tokens: dict[str, list[str]]) -> list[str]:
+        """A guest logged in or signed up: the seats that ``tokens`` (game id → seat tokens, from the browser's
+        game cookies) hold become ``account``'s, named after it. Returns the ids of the games that changed."""
+        changed = []
+        for gid, toks in list(tokens.items())[:MAX_CARRIED_GAMES]:
+            try:
+                async with self._locked(gid) as room:
+                    mine = [i for i in seat_tokens.held(room.row.seats, toks) if room.row.seats[i].get("account") != account.id]
+                    if not mine:
+                        continue
+                    seats = [dict(s) for s in room.row.seats]
+                    for i in mine:
+                        if seats[i].get("account") is None and seats[i].get("kind") == "human":
+                            seats[i].update(account=account.id, name=account.username)
+                    room.row.seats = seats
+                    room.row.to_move = None if room.state.is_terminal() else room.state.current_player()
+                    await asyncio.to_thread(self._save_row, room.row)
+                    changed.append(gid)
+                await self.broadcast(room)
+            except ApiError:  # a cookie of a game that is gone
+                continue
+        return changed
 
     async def reclaim(self, gid: str, old_hashes: dict[int, str]) -> tuple[Room, dict[int, str]]:
         """Rematch: the seats of game ``gid`` kept for the player whose seat tokens in the previous game hash to
@@ -679,7 +769,7 @@ class Hub:
                 await self.broadcast(room)
             return room, toks
 
-    async def reinvite(self, gid: str, seat: int, tokens: list[str]) -> str:
+    async def reinvite(self, gid: str, seat: int, tokens: Sequence[Credential]) -> str:
         """A new single-use invite token for waiting seat ``seat``, for a player of the game (the old link dies)."""
         async with self._locked(gid) as room:
             if not self.seats_for(room, tokens):
@@ -695,9 +785,10 @@ class Hub:
     def _save_row(self, row: GameRow) -> None:
         with self.Session.begin() as s:
             s.merge(row)
+            self._sync_players(s, row)
 
     # -- acting ----------------------------------------------------------
-    async def act(self, gid: str, action: str | int, tokens: list[str], ply: int) -> Room:
+    async def act(self, gid: str, action: str | int, tokens: Sequence[Credential], ply: int) -> Room:
         """Play ``action`` (notation or id) at ``ply`` for the seat to move, if ``tokens`` hold that seat's token.
 
         ``ply`` must be the game's ply (else 409 stale_ply): a repeated submission can never count as the
@@ -769,11 +860,11 @@ class Hub:
             else:
                 st.apply_action(a)
 
-        apply()  # to learn the status and result after the move
+        apply()  # to learn the status, result and seat to move after the move
         status, result = self._status(room.row, st), st.result_string()
         next_seat = None if st.is_terminal() else st.current_player()
         st.undo_action()
-        values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": []}
+        values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": [], "to_move": next_seat}
         move = {"game_id": room.id, "ply": ply, "action": a, "text": text, "seat": p, "created": _utcnow(),
                 "spent_ms": None, "left_ms": None}
         row = room.row
@@ -801,10 +892,42 @@ class Hub:
             room.turn_since = clk.now_ms()
             self._clock_changed(room.row.deadline)
             await self.broadcast(room)
+            if room.row.rated and st.is_terminal():
+                await self._rate(room)
 
         # shielded: if the caller goes away (cancelled) while the move is being written, the move
         # may still commit, and memory must then follow the database
         await asyncio.shield(store_then_apply())
+
+    # -- ratings -----------------------------------------------------------
+    async def _rate(self, room: Room) -> None:
+        """Update the ratings for the result of rated game ``room`` (once: ``rated_at`` marks it done)."""
+        st = room.state
+        out = st.outcome()
+        if not room.row.rated or room.row.rated_at is not None or out is None:
+            return
+        resigned = [s for t, s in zip(room.texts, room.seats_of, strict=True) if t == "resign"]
+        ranking = ratings.ranks(room.row.game, list(out.winners), room.row.players, str(out.reason), st.summary(), resigned)
+        try:
+            room.row.rated_at = await asyncio.to_thread(self._store_ratings, room.id, ranking)
+        except Exception:  # pragma: no cover - logged; the game itself is stored
+            log.exception("rating update failed for game %s", room.id)
+
+    def _store_ratings(self, gid: str, ranking: list[int]) -> datetime | None:
+        now = _utcnow()
+        games = cast(Table, GameRow.__table__)
+        with self.Session.begin() as s:
+            # marks the game first: of several processes (or a restart), exactly one rates it
+            done = s.execute(update(games).where(games.c.id == gid, games.c.rated_at.is_(None)).values(rated_at=now))
+            if not done.rowcount:  # type: ignore[attr-defined]
+                return now
+            row = s.get(GameRow, gid)
+            assert row is not None
+            moves = list(s.scalars(select(MoveRow).where(MoveRow.game_id == gid).order_by(MoveRow.ply)))
+            every_seat_rated = all(x.get("kind") == "computer" or x.get("account") is not None for x in row.seats)
+            if every_seat_rated and ratings.played_by_every_seat(row, moves, SETUP_PLIES.get(row.game, 0)):
+                ratings.rate_game(s, row, ranking, now)
+        return now
 
     # -- group commit ------------------------------------------------------
     async def _store_move(self, gid: str, values: dict, move: dict) -> None:
@@ -980,7 +1103,8 @@ class Hub:
         next_seat = None if st.is_terminal() else st.current_player()
         st.undo_action()
         upd = clk.after_entry(tc, row.clocks, p, row.clock_at, p, next_seat, now, turn_action=False)
-        values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": [], **upd.row_values()}
+        values = {"status": status, "result": result, "ply": ply + 1, "draw_offers": [], "to_move": next_seat,
+                  **upd.row_values()}
         values["deadline"] = self._abort_cap(room, tc, upd.clock_seat, upd.clock_at, upd.deadline)  # RINGS plays on
         move = {"game_id": room.id, "ply": ply, "action": RESIGN, "text": TIME_TEXT, "seat": p, "created": _utcnow(),
                 "spent_ms": upd.spent_ms, "left_ms": 0}
@@ -1012,7 +1136,7 @@ class Hub:
         row = room.row
         ply, deadline = len(room.state.history), row.deadline
         assert deadline is not None
-        values = {"status": "aborted", "result": "none", "ply": ply, "draw_offers": [],
+        values = {"status": "aborted", "result": "none", "ply": ply, "draw_offers": [], "to_move": None,
                   "clocks": clk.left_now(row.clocks, row.clock_seat, row.clock_at, now), "clock_seat": None, "clock_at": None,
                   "deadline": None}
         self.flags_tried += 1
@@ -1051,13 +1175,14 @@ class Hub:
             left = [clk.TimeControl.from_json(row.time_control).initial_ms] * row.players  # type: ignore[union-attr]
         return {"clocks": left, "clock_running": row.clock_seat, "claim_in": None}
 
-    async def resign(self, gid: str, tokens: list[str], seat: int | None = None) -> Room:
+    async def resign(self, gid: str, tokens: Sequence[Credential], seat: int | None = None) -> Room:
         async with self._locked(gid) as room:
             st = room.state
             if room.over:
                 raise ApiError(409, "game_over", "the game is already over")
             creator = room.row.tags.get("creator_hash")
-            if creator and any(secrets.compare_digest(seat_tokens.hash_token(t), creator) for t in tokens[:seat_tokens.MAX_TOKENS]):
+            if creator and any(isinstance(t, str) and secrets.compare_digest(seat_tokens.hash_token(t), creator)
+                               for t in tokens[:seat_tokens.MAX_TOKENS]):
                 await self.stop_computer_game(room, "stopped")  # a computer-only game, stopped by its creator
                 return room
             mine = [s for s in self.seats_for(room, tokens) if s in st.active_players()]
@@ -1081,7 +1206,7 @@ class Hub:
             return None
         return max(0, room.turn_since + self.claim_ms - (clk.now_ms() if now is None else now))
 
-    async def claim(self, gid: str, tokens: list[str]) -> Room:
+    async def claim(self, gid: str, tokens: Sequence[Credential]) -> Room:
         """A player claims the game against the seat to decide, which has made no move for ``claim_ms`` in a game
         without a clock: recorded as that seat's resignation (text ``abandoned``; reason ``abandoned``)."""
         async with self._locked(gid) as room:
@@ -1128,7 +1253,7 @@ class Hub:
             return None
         return i
 
-    async def takeback(self, gid: str, tokens: list[str], what: str) -> Room:
+    async def takeback(self, gid: str, tokens: Sequence[Credential], what: str) -> Room:
         """``what``: ask | accept | decline. A player asks to take back their last turn (with whatever was played
         after it); once every other human seat still playing accepts, the server undoes it and restores the clocks
         from the times stored with the moves. Against computers only, it is granted at once (games here are casual)."""
@@ -1195,7 +1320,7 @@ class Hub:
             now = clk.now_ms()
             clock = {"clocks": left, "clock_seat": to_move, "clock_at": now, "deadline": now + left[to_move]}
         tags = {k: v for k, v in row.tags.items() if k != "takeback"}
-        values = {"status": status, "result": result, "ply": frm, "draw_offers": [], "tags": tags, **clock}
+        values = {"status": status, "result": result, "ply": frm, "draw_offers": [], "tags": tags, "to_move": to_move, **clock}
         if not await asyncio.to_thread(self._write_undo, room.id, ply, frm, values):
             await self._refresh(room)
             raise ApiError(409, "stale_ply", "the game changed meanwhile", ply=len(room.state.history))
@@ -1218,7 +1343,7 @@ class Hub:
             conn.execute(delete(self._moves_t).where(self._moves_t.c.game_id == gid, self._moves_t.c.ply >= frm))
         return True
 
-    async def draw(self, gid: str, tokens: list[str], what: str) -> Room:
+    async def draw(self, gid: str, tokens: Sequence[Credential], what: str) -> Room:
         """``what``: offer | accept | decline. The draw is agreed once every human seat still playing agrees."""
         async with self._locked(gid) as room:
             st = room.state
@@ -1249,7 +1374,7 @@ class Hub:
                 await self.broadcast(room)
         return room
 
-    async def chat(self, gid: str, tokens: list[str], text: str, name: str | None = None) -> None:
+    async def chat(self, gid: str, tokens: Sequence[Credential], text: str, name: str | None = None) -> None:
         room = await self.room(gid)
         text = "".join(ch for ch in str(text) if ch.isprintable() or ch == " ").strip()[:MAX_CHAT]
         if not text:
@@ -1369,7 +1494,9 @@ class Hub:
             "players": g.num_players,
             "seat_names": list(g.seat_names),
             "seats": [{"seat": i, "name": s["name"], "kind": s["kind"], "level": s.get("level"), "joined": s.get("joined", True),
-                       "open": bool(s.get("open")) and not s.get("joined")} for i, s in enumerate(row.seats)],
+                       "open": bool(s.get("open")) and not s.get("joined"), "account": s.get("account") is not None}
+                      for i, s in enumerate(row.seats)],
+            "rated": bool(row.rated),
             "status": row.status,
             "source": row.source,
             "setup": row.tags.get("setup"),

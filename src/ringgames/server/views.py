@@ -28,6 +28,7 @@ class SeatView(BaseModel):
     level: int | None = None
     joined: bool
     open: bool = Field(..., description="anyone may take the seat")
+    account: bool = Field(False, description="the seat is an account's (its name is the username)")
 
 
 class MoveView(BaseModel):
@@ -82,6 +83,7 @@ class GameView(BaseModel):
     summary: dict[str, Any]
     active: list[int]
     draw_offers: list[int]
+    rated: bool = Field(False, description="a rated game: the ratings change when it ends")
     last_turn: LastTurn | None = Field(..., description="the last turn (the trailing moves of one seat), null before the first move")
     takeback: TakebackView | None = Field(None, description="a takeback asked for at this ply, if any")
     time_control: TimeControlView | None = Field(..., description="the game's clock; null: no clock")
@@ -184,15 +186,121 @@ class ImportReport(BaseModel):
     duplicates: int = Field(0, description="records already in the archive (not imported again)")
 
 
+class RatingView(BaseModel):
+    rating: float = Field(..., description="the OpenSkill mean (mu), on an Elo-like scale (a newcomer has 1500)")
+    deviation: float = Field(..., description="the OpenSkill deviation (sigma): how unsure the rating still is")
+    games: int = Field(..., description="rated games played")
+    provisional: bool = Field(..., description="few games or a high deviation: the rating may still move a lot")
+
+
+class AccountView(BaseModel):
+    username: str
+    created: str
+    ratings: dict[str, RatingView] = Field(..., description="per game and variant: yinsh, yinsh-blitz, gyges, "
+                                                            "gyges-beginner, rings (only those played)")
+
+
+class PlayerGame(BaseModel):
+    id: str
+    game: str
+    variant: str
+    players: int
+    seats: list[int] = Field(..., description="the account's seats in the game")
+    status: str
+    result: str
+    rated: bool
+    updated: str | None
+
+
+class MyGame(PlayerGame):
+    names: list[str] = Field(..., description="the players' names, in seat order")
+    to_move: int | None = Field(..., description="the seat to move (null when over)")
+
+
+class MyGames(BaseModel):
+    my_turn: list[MyGame] = Field(..., description="live games where it is one of my seats' turn, most recently changed first")
+    live: list[MyGame] = Field(..., description="my other games still being played or waiting for players")
+    finished: list[MyGame] = Field(..., description="my finished games, most recent first (at most 20)")
+
+
+class SeekView(BaseModel):
+    id: str
+    owner: str
+    rating: float = Field(..., description="the owner's rating for the seek's game and variant")
+    provisional: bool
+    game: str
+    variant: str
+    players: int
+    rated: bool
+    rating_min: int | None
+    rating_max: int | None
+    joined: list[str] = Field(..., description="the players who accepted so far (RINGS for 3–6 waits for every seat)")
+    expires: str
+    game_id: str | None = Field(..., description="the game, once every seat is taken")
+
+
+class SeekList(BaseModel):
+    seeks: list[SeekView]
+
+
+class SeekAnswer(BaseModel):
+    seek: SeekView
+    game_id: str | None = Field(..., description="the game that started, if this filled the seek's seats")
+
+
+class RatingPoint(BaseModel):
+    key: str = Field(..., description="yinsh, yinsh-blitz, gyges, gyges-beginner or rings")
+    game_id: str
+    rating: float
+    deviation: float
+    before: float = Field(..., description="the rating before this game")
+    at: str
+
+
+class ProfileGame(PlayerGame):
+    names: list[str] = Field(..., description="the players' names, in seat order")
+    outcome: str = Field(..., description="win, loss or draw for this player; empty while the game is not finished")
+
+
+class PlayerView(AccountView):
+    games: list[ProfileGame] = Field(..., description="the page of the player's games (filtered), most recently changed first")
+    page: int
+    pages: int
+    total: int = Field(..., description="how many games match the filters")
+    history: list[RatingPoint] = Field(..., description="the rating after each rated game, oldest first")
+
+
+class LeaderboardEntry(BaseModel):
+    username: str
+    rating: float
+    deviation: float
+    games: int
+    provisional: bool
+
+
+class ComputerRating(BaseModel):
+    level: int
+    rating: float
+
+
+class Leaderboard(BaseModel):
+    key: str
+    players: list[LeaderboardEntry] = Field(..., description="best first")
+    computers: list[ComputerRating] = Field(..., description="the computer levels' fixed ratings")
+
+
 #: what each error status means, for the OpenAPI description
 ERROR_MEANING = {
     400: "Malformed request: not JSON, or a field of the wrong type, missing, unknown or too long",
+    401: "Not logged in, or a wrong username or password (bad_credentials)",
     403: "Refused: a cross-site request (error cross_site), or the request's tokens do not hold the seat it needs",
-    404: "No game with that id",
-    409: "Conflicts with the game's state: the game is over, the ply is stale, the seat is taken, no draw offer",
+    404: "No game (or player, rating list or open seek) with that name",
+    409: "Conflicts with the game's state: the game is over, the ply is stale, the seat is taken, no draw offer; or the "
+         "username is taken",
     413: "The request is too large",
-    422: "Well-formed but not acceptable: an illegal action, or a game/seat setup that the game does not allow",
-    429: "Too many requests from this client; try again later",
+    422: "Well-formed but not acceptable: an illegal action, or a game/seat setup that the game does not allow; a weak "
+         "password or a malformed username",
+    429: "Too many requests from this client (or failed logins for this username); try again later (Retry-After)",
 }
 
 

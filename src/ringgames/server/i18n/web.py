@@ -36,9 +36,10 @@ def environment() -> Environment:
                        trim_blocks=False, auto_reload=False)
 
 
-def request_language(request: Request) -> str:
-    """The language of a page request: ``?lang=``, the cookie, ``Accept-Language``, English."""
-    return choose_language(request.query_params.get("lang"), request.cookies.get(COOKIE),
+def request_language(request: Request, profile: str | None = None) -> str:
+    """The language of a page request: ``?lang=``, the logged-in player's ``profile`` choice, the cookie,
+    ``Accept-Language``, English."""
+    return choose_language(request.query_params.get("lang"), normalize(profile) or request.cookies.get(COOKIE),
                            request.headers.get("accept-language"))
 
 
@@ -50,9 +51,9 @@ def _browser_catalog(lang: str) -> dict[str, Any]:
     return cat
 
 
-def render_page(request: Request, template: str, **context: Any) -> HTMLResponse:
-    """``template`` rendered in the request's language, as a response."""
-    lang = request_language(request)
+def render_page(request: Request, template: str, profile_lang: str | None = None, **context: Any) -> HTMLResponse:
+    """``template`` rendered in the request's language (``profile_lang``: the logged-in player's choice), as a response."""
+    lang = request_language(request, profile_lang)
     html = environment().get_template(template).render(
         lang=lang, langs=[(code, ENDONYMS[code]) for code in LANGS], catalog=_browser_catalog(lang),
         t=lambda key, **kw: translate(lang, key, **kw),

@@ -71,4 +71,19 @@ document.addEventListener("DOMContentLoaded", () => {  // the language picker: r
   if (sel) sel.addEventListener("change", () => {
     const u = new URL(location.href); u.searchParams.set("lang", sel.value); location.href = u.toString();
   });
+  const count = document.getElementById("my-turn-count");  // logged in: keep "my games" count (and the title) current
+  if (count) {
+    const title = document.title;
+    const update = async () => {
+      const mine = await api("/api/me/games").catch(() => null);
+      if (!mine) return;
+      const n = mine.my_turn.length;
+      count.textContent = String(n);
+      count.classList.toggle("turn", n > 0);
+      if (!document.getElementById("board")) document.title = n > 0 ? `(${n}) ${title}` : title;  // game pages have their own
+    };
+    update(); setInterval(update, 5000);
+  }
+  const out = document.getElementById("logout");  // the header's log-out button (logged-in players)
+  if (out) out.addEventListener("click", async () => { await api("/api/session", {method: "DELETE"}); location.reload(); });
 });

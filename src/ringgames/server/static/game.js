@@ -47,6 +47,36 @@ function send(action) {
   ws.send(JSON.stringify({type: "action", action, ply: S.ply}));
 }
 
+const TURN_ICON = "data:image/svg+xml," + encodeURIComponent(
+  "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><circle cx='8' cy='8' r='7' fill='#c62'/></svg>");
+
+// "Your turn": a short tone (if the player ticked it; remembered) and, while the tab is in the background, a browser
+// notification (once the player allowed them) when the move comes to a seat this browser or account holds.
+let wasMyTurn = null;
+window.turnAlerts = 0;  // how many times the move came to me (for tests)
+function turnAlert() {
+  window.turnAlerts += 1;
+  if (localStorage.getItem("rg_turn_sound") === "1") {
+    try {
+      const ctx = new AudioContext(), osc = ctx.createOscillator(), gain = ctx.createGain();
+      osc.frequency.value = 660; gain.gain.value = 0.1;
+      osc.connect(gain).connect(ctx.destination); osc.start(); osc.stop(ctx.currentTime + 0.15);
+    } catch (e) { /* no audio here */ }
+  }
+  if (document.hidden && "Notification" in window && Notification.permission === "granted") {
+    new Notification(t("title.your_move", {title: S.title}));
+  }
+}
+document.addEventListener("DOMContentLoaded", () => {
+  const sound = document.getElementById("turn-sound");
+  sound.checked = localStorage.getItem("rg_turn_sound") === "1";
+  sound.addEventListener("change", () => localStorage.setItem("rg_turn_sound", sound.checked ? "1" : "0"));
+  const notify = document.getElementById("turn-notify");
+  if ("Notification" in window && Notification.permission === "default") {
+    notify.hidden = false;
+    notify.addEventListener("click", async () => { await Notification.requestPermission(); notify.hidden = true; });
+  }
+});
 function setState(state) {  // every server message corrects the clocks
   S = state;
   CLOCK = S.clocks ? {left: S.clocks.slice(), running: S.clock_running, at: performance.now()} : null;
@@ -82,7 +112,12 @@ function tcText(tc) {
 function render() {
   if (!S) return;
   if (!board) { board = makeBoard(S.game, $("board"), send); board.onLocal = render; }
-  document.title = t("title.game_named", {title: S.title});
+  const myTurn = canAct();  // the tab says so when it is my move: its title and a coloured favicon
+  if (myTurn && wasMyTurn === false) turnAlert();
+  wasMyTurn = myTurn;
+  document.title = myTurn ? t("title.your_move", {title: S.title}) : t("title.game_named", {title: S.title});
+  const icon = document.getElementById("favicon");
+  if (icon) icon.href = myTurn ? TURN_ICON : "data:,";
   const variant = tOr(`variant.${S.variant}`, S.variant);
   const heading = S.players > 2 ? tn("game.heading_players", S.players, {title: S.title, variant}) : t("game.heading", {title: S.title, variant});
   $("title").textContent = S.source === "import" ? t("game.heading_imported", {heading}) : heading;

@@ -28,6 +28,64 @@ function gameChanged() {
   $("setup-l").hidden = $("game").value !== "gyges";
   seatRows();
 }
+// Seeks (logged-in players): post one with the form's game, variant, players and "rated"; quick pairing looks for a
+// compatible seek near my rating; my seek is kept alive while this page is open and opens the game once it starts.
+const ME = document.getElementById("me") ? document.getElementById("me").textContent : null;
+let mySeek = null, lastKeep = 0;
+function seekBody(quick) {
+  const g = META[$("game").value];
+  const body = {game: $("game").value, variant: $("variant").value, players: +($("players").value || g.players[0]), quick};
+  const rated = document.getElementById("rated");
+  if (rated && rated.checked) body.rated = true;
+  for (const [id, k] of [["seek-min", "rating_min"], ["seek-max", "rating_max"]]) if ($(id).value !== "") body[k] = +$(id).value;
+  return body;
+}
+async function postSeek(quick) {
+  $("seek-err").textContent = "";
+  try {
+    const body = seekBody(quick);
+    if (quick && body.rating_min === undefined && body.rating_max === undefined) {  // near my rating: ±300
+      const me = await api("/api/me");
+      const key = body.game === "rings" || body.variant === "standard" ? body.game : `${body.game}-${body.variant}`;
+      const r = me.ratings[key] ? Math.round(me.ratings[key].rating) : 1500;
+      body.rating_min = Math.max(0, r - 300); body.rating_max = r + 300;
+    }
+    const res = await api("/api/seeks", {method: "POST", json: body});
+    if (res.game_id) { location.href = `/game/${res.game_id}`; return; }
+    mySeek = res.seek.id; lastKeep = Date.now(); $("my-seek").hidden = false; seeks();
+  } catch (e) { $("seek-err").textContent = errorText(e); }
+}
+async function acceptSeek(id) {
+  $("seek-err").textContent = "";
+  try {
+    const res = await api(`/api/seeks/${id}/accept`, {method: "POST"});
+    if (res.game_id) location.href = `/game/${res.game_id}`; else seeks();
+  } catch (e) { $("seek-err").textContent = errorText(e); seeks(); }
+}
+async function seeks() {
+  if (mySeek) {  // my seek: has its game started? else keep it alive
+    const s = await api(`/api/seeks/${mySeek}`).catch(() => null);
+    if (s && s.game_id) { location.href = `/game/${s.game_id}`; return; }
+    let alive = !!s;
+    if (alive && Date.now() - lastKeep > 30000) {
+      alive = !!(await api(`/api/seeks/${mySeek}/keep`, {method: "POST"}).catch(() => null));
+      lastKeep = Date.now();
+    }
+    if (!alive) { mySeek = null; $("my-seek").hidden = true; }
+  }
+  const {seeks: list} = await api("/api/seeks");
+  const rows = list.map(s => h("tr", {"data-seek": s.id},
+    h("td", {}, `${s.owner} (${Math.round(s.rating)}${s.provisional ? "?" : ""})`),
+    h("td", {}, `${META[s.game] ? META[s.game].title : s.game} ${tOr(`variant.${s.variant}`, s.variant)}`
+                + (s.players > 2 ? ` · ${tn("lobby.seek_players", s.players)}` : "")),
+    h("td", {}, s.rated ? t("player.rated") : t("player.casual")),
+    h("td", {}, s.rating_min !== null || s.rating_max !== null ? `${s.rating_min ?? ""}–${s.rating_max ?? ""}` : ""),
+    h("td", {}, !ME ? "" : s.owner === ME
+      ? h("button", {type: "button", class: "withdraw", onclick: async () => { await api(`/api/seeks/${s.id}`, {method: "DELETE"}).catch(() => null); mySeek = null; $("my-seek").hidden = true; seeks(); }}, t("lobby.withdraw"))
+      : s.joined.includes(ME) ? t("lobby.my_seek_waiting")
+      : h("button", {type: "button", class: "accept", onclick: () => acceptSeek(s.id)}, t("lobby.accept")))));
+  $("seeks").replaceChildren(...(rows.length ? rows : [h("tr", {}, h("td", {class: "muted"}, t("lobby.none")))]));
+}
 // time controls: the presets (minutes + increment seconds), custom values, days per move (docs/time-controls.md)
 const PRESETS = [[3, 2], [5, 3], [10, 5], [15, 10]];
 const DAYS = [1, 2, 3, 5, 7, 14];
@@ -72,6 +130,8 @@ async function lists() {
   $("game").replaceChildren(...Object.entries(META).map(([k, v]) => h("option", {value: k}, v.title)));
   $("game").onchange = gameChanged; $("players").onchange = seatRows;
   gameChanged(); timeOptions(); lists(); setInterval(lists, 5000);
+  seeks(); setInterval(seeks, 3000);
+  if (ME) { $("post-seek").onclick = () => postSeek(false); $("quick-seek").onclick = () => postSeek(true); }
   $("myname").value = localStorage.getItem("rg_name") || "";
 })();
 $("newgame").onsubmit = async (ev) => {
@@ -85,6 +145,8 @@ $("newgame").onsubmit = async (ev) => {
   }
   const body = Object.assign({game: $("game").value, variant: $("variant").value, players: n, seats}, timeControl());
   if (body.game === "gyges") body.setup = $("setup").value;
+  const rated = document.getElementById("rated");  // shown to logged-in players only
+  if (rated && rated.checked) body.rated = true;
   try {
     const res = await api("/api/games", {method: "POST", json: body});
     sessionStorage.setItem(`invites-${res.id}`, JSON.stringify(res.invites || {}));

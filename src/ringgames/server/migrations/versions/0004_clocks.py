@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004"
-down_revision = "0002"
+down_revision = "0003"  # after the accounts (both were written on 0002; chained when merged)
 branch_labels = None
 depends_on = None
 

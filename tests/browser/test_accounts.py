@@ -1,0 +1,156 @@
+"""Accounts in the browser: sign up on /login, the header's account links, a rated game against the computer,
+the player page (ratings, the drawn rating history, games), log out, and a login error in Czech."""
+
+from .conftest import SHOTS
+
+PASSWORD = "ring-Stones-42"
+
+
+def test_sign_up_play_rated_see_the_player_page_and_log_out(server, page_factory):
+    page = page_factory()
+    page.goto(server.url + "/login?lang=en")
+    page.fill("#signup-name", "Browsy")
+    page.fill("#signup-password", PASSWORD)
+    page.click("#signup-btn")
+    page.wait_for_url(server.url + "/")
+    assert page.locator("#me").inner_text() == "Browsy"
+    assert page.locator("#rated").is_visible()  # the lobby offers rated games to logged-in players
+    assert page.locator("#my-turn-count").inner_text() == "0"
+
+    # a rated game against computer level 1, through the page's own session cookie: one move each, then resign
+    result = page.evaluate("""async () => {
+        const post = (url, body) => fetch(url, {method: "POST", credentials: "same-origin",
+            headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)}).then((r) => r.json());
+        const g = await post("/api/games", {game: "yinsh", rated: true, seats: [{kind: "me"}, {kind: "computer", level: 1}]});
+        await post(`/api/games/${g.id}/actions`, {action: "e5", ply: 0});
+        for (let i = 0; i < 200; i++) {
+            const s = await fetch(`/api/games/${g.id}`).then((r) => r.json());
+            if (s.ply >= 2) break;
+            await new Promise((ok) => setTimeout(ok, 100));
+        }
+        const end = await post(`/api/games/${g.id}/resign`, {});
+        const me = await fetch("/api/me").then((r) => r.json());
+        return {id: g.id, status: end.status, rating: me.ratings.yinsh.rating};
+    }""")
+    assert result["status"] == "finished" and result["rating"] < 1500
+
+    page.click("#me")
+    page.wait_for_url(server.url + "/player/Browsy")
+    page.wait_for_selector("#rating-chart polyline[data-key=yinsh]")
+    row = page.locator("#ratings tr[data-key=yinsh] td.rating").inner_text()
+    assert row == f"{round(result['rating'])}?"  # provisional after one game
+    assert page.locator(f"#player-games a[href='/game/{result['id']}']").count() == 1
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "player-page.png"), full_page=True)
+
+    page.click("#leaderboards-link")
+    page.wait_for_selector("#board tr[data-player=Browsy]")
+    assert page.locator("#board tr[data-player=Browsy] td.rating").inner_text() == f"{round(result['rating'])}?"
+    assert page.locator("#computers td.rating").all_inner_texts() == ["600", "689", "1071", "1471", "1786", "1925"]
+    page.screenshot(path=str(SHOTS / "leaderboard-page.png"), full_page=True)
+
+    page.click("#my-games")
+    page.wait_for_selector(f"#my-finished tr[data-id='{result['id']}']")
+    assert page.locator("#my-turn td").inner_text() == "None."
+
+    page.click("#logout")
+    page.wait_for_selector("#login-link")
+    assert page.locator("#me").count() == 0
+
+
+def test_a_wrong_password_is_explained_in_the_page_language(server, page_factory):
+    page = page_factory()
+    page.goto(server.url + "/login?lang=cs")
+    page.fill("#login-name", "nikdo")
+    page.fill("#login-password", "spatne-heslo-1")
+    page.click("#login-btn")
+    page.wait_for_function("() => document.getElementById('login-err').textContent.length > 0")
+    assert page.locator("#login-err").inner_text() == "Špatné uživatelské jméno nebo heslo."
+    assert page.locator("#login-link").inner_text() == "Přihlásit / registrovat"
+
+
+def test_the_tab_title_and_icon_say_when_it_is_my_move(server, page_factory):
+    ann, bob = page_factory(), page_factory()
+    ann.goto(server.url + "/?lang=en")
+    made = ann.evaluate("""async () => {
+        const r = await fetch("/api/games", {method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({game: "yinsh", seats: [{kind: "me", name: "Ann"}, {kind: "invite"}]})});
+        return r.json();
+    }""")
+    gid, invite = made["id"], made["invites"]["1"]
+    ann.goto(f"{server.url}/game/{gid}?lang=en")
+    bob.goto(invite.replace("#", "?lang=en#"))
+    ann.wait_for_function("() => document.title.startsWith('● Your move')")
+    bob.wait_for_function("() => document.title === 'YINSH — ringgames'")
+    assert ann.locator("#favicon").get_attribute("href").startswith("data:image/svg+xml")
+    assert bob.locator("#favicon").get_attribute("href") == "data:,"
+    bob.check("#turn-sound")  # remembered; the tone and the alert count come when the move comes to bob
+    assert bob.evaluate("() => [localStorage.getItem('rg_turn_sound'), window.turnAlerts]") == ["1", 0]
+    ann.evaluate(f"""() => fetch("/api/games/{gid}/actions", {{method: "POST", credentials: "same-origin",
+        headers: {{"Content-Type": "application/json"}}, body: JSON.stringify({{action: "e5", ply: 0}})}})""")
+    bob.wait_for_function("() => document.title.startsWith('● Your move')")
+    ann.wait_for_function("() => document.title === 'YINSH — ringgames'")
+    assert ann.locator("#favicon").get_attribute("href") == "data:,"
+    assert bob.evaluate("() => window.turnAlerts") == 1 and ann.evaluate("() => window.turnAlerts") == 0
+
+
+def sign_up_in(page, server, name):
+    page.goto(server.url + "/?lang=en")
+    status = page.evaluate(f"""async () => (await fetch("/api/account", {{method: "POST", credentials: "same-origin",
+        headers: {{"Content-Type": "application/json"}}, body: JSON.stringify({{username: "{name}", password: "{PASSWORD}"}})}})).status""")
+    assert status == 201
+    page.goto(server.url + "/?lang=en")
+
+
+MOVE_IF_MINE = """async ([gid, action]) => {
+    const s = await fetch(`/api/games/${gid}`).then((r) => r.json());
+    if (!s.my_seats.includes(s.to_move)) return false;
+    const r = await fetch(`/api/games/${gid}/actions`, {method: "POST", credentials: "same-origin",
+        headers: {"Content-Type": "application/json"}, body: JSON.stringify({action, ply: s.ply})});
+    return r.status === 200;
+}"""
+
+
+def test_two_accounts_meet_through_a_seek_and_play_a_rated_game(server, page_factory):
+    ann, ben = page_factory(), page_factory()
+    sign_up_in(ann, server, "SeekAnn")
+    sign_up_in(ben, server, "SeekBen")
+    ann.check("#rated")
+    ann.click("#post-seek")
+    ann.wait_for_selector("#my-seek:not([hidden])")
+    ben.wait_for_selector("#seeks tr[data-seek] button.accept")
+    assert "SeekAnn (1500?)" in ben.locator("#seeks tr[data-seek]").first.inner_text()
+    ben.click("#seeks tr[data-seek] button.accept")
+    ben.wait_for_url("**/game/*")
+    ann.wait_for_url("**/game/*", timeout=30000)  # the owner's lobby opens the game when it starts (it polls every 3 s)
+    gid = ben.url.split("/game/")[1].split("?")[0]
+    assert ann.url.split("/game/")[1].split("?")[0] == gid
+    # in the lobby, the player to move sees "(1)" in the title and a count of 1 in the header; the other 0
+    for page in (ann, ben):
+        page.goto(server.url + "/?lang=en")
+    ann.wait_for_function("() => document.getElementById('my-turn-count').textContent !== ''")
+    to_move = ann.evaluate(f"() => fetch('/api/games/{gid}').then((r) => r.json()).then((s) => s.seats[s.to_move].name)")
+    first, second = (ann, ben) if to_move == "SeekAnn" else (ben, ann)
+    first.wait_for_function("() => document.title.startsWith('(1) ') && document.getElementById('my-turn-count').textContent === '1'", timeout=30000)
+    second.wait_for_function("() => !document.title.startsWith('(') && document.getElementById('my-turn-count').textContent === '0'", timeout=30000)
+    # one move each, then SeekAnn resigns: a rated result; the counts follow the moves without a reload
+    assert first.evaluate(MOVE_IF_MINE, [gid, "e5"])
+    second.wait_for_function("() => document.title.startsWith('(1) ') && document.getElementById('my-turn-count').textContent === '1'", timeout=30000)
+    first.wait_for_function("() => document.getElementById('my-turn-count').textContent === '0'", timeout=30000)
+    assert second.evaluate(MOVE_IF_MINE, [gid, "f6"])
+    ann.evaluate(f"""() => fetch("/api/games/{gid}/resign", {{method: "POST", credentials: "same-origin",
+        headers: {{"Content-Type": "application/json"}}, body: "{{}}"}})""")
+    for page, name, better in ((ann, "SeekAnn", False), (ben, "SeekBen", True)):
+        page.goto(f"{server.url}/player/{name}?lang=en")
+        page.wait_for_selector("#rating-chart polyline[data-key=yinsh]")
+        rating = int(page.locator("#ratings tr[data-key=yinsh] td.rating").inner_text().rstrip("?"))
+        assert (rating > 1500) is better, (name, rating)
+        assert page.locator(f"#player-games a[href='/game/{gid}']").count() == 1
+        outcome = page.locator(f"#player-games tr[data-id='{gid}'] td.outcome").inner_text()
+        assert outcome == ("won" if better else "lost")
+        page.select_option("#f-result", "draw")  # the filters: no draws; then the opponent's name finds the game
+        page.wait_for_function("() => !document.querySelector('#player-games tr[data-id]')")
+        page.select_option("#f-result", "")
+        page.fill("#f-opponent", "seekben" if name == "SeekAnn" else "seekann")
+        page.wait_for_selector(f"#player-games tr[data-id='{gid}']")
+        assert page.locator("#p-page").inner_text() == "page 1 of 1"
