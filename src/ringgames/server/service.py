@@ -46,6 +46,8 @@ MAX_NAME = 40
 MAX_CHAT = 500
 #: the longest action string accepted (one action's notation is a few characters)
 MAX_ACTION_CHARS = 100
+#: analysis requests that may wait for the analysis worker (more: 503 analysis_busy)
+ANALYSIS_QUEUE = 4
 def clean_name(name: str | None, default: str) -> str:
     """Player names: trimmed, printable, at most MAX_NAME characters (pages render them as text)."""
     name = "".join(ch for ch in (name or "") if ch.isprintable()).strip()[:MAX_NAME]
@@ -112,6 +114,10 @@ class Hub:
         self.ai_delay = ai_delay
         self.warmup_seconds: dict[str, float] = {}  # per game, measured by start()
         self._pool: ProcessPoolExecutor | None = None
+        #: the analysis board's own single worker: analyses never queue in front of live games' computer moves
+        self._analysis_pool: ProcessPoolExecutor | None = None
+        self._analysis_slot = asyncio.Semaphore(1)  # one analysis at a time
+        self._analysis_waiting = 0
         self._tasks: set[asyncio.Task] = set()
         self._frozen: set[str | None] = set()
         #: moves waiting for the writer: (game id, game row values, move row, future resolved after the commit)
@@ -166,8 +172,9 @@ class Hub:
         if self._writer is not None:
             self._writer.cancel()
             self._writer = None
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        for pool in (self._pool, self._analysis_pool):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
         if self.engine is not None:
             self.engine.dispose()
 
@@ -189,6 +196,34 @@ class Hub:
             self._pool = ProcessPoolExecutor(self.ai_workers, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=warm_up)  # each worker compiles before its first job
         return self._pool
+
+    async def analyse(self, serialized: str, seconds: float, depth: int | None, iterations: int | None) -> dict:
+        """The analysis board's search (:func:`ringgames.ai.analysis.analyse_serialized`) in its own one-process
+        pool, one at a time: live games' computer moves (:attr:`pool`) never wait behind it. At most
+        :data:`ANALYSIS_QUEUE` requests wait for the slot; more are refused (503 analysis_busy)."""
+        from ..ai.analysis import analyse_serialized
+
+        if self._analysis_waiting >= ANALYSIS_QUEUE:
+            raise ApiError(503, "analysis_busy", "the analysis engine is busy; try again in a few seconds", retry_after=5)
+        self._analysis_waiting += 1
+        waiting = True
+        try:
+            async with self._analysis_slot:
+                self._analysis_waiting -= 1
+                waiting = False
+                if self._analysis_pool is None:
+                    self._analysis_pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                                              initializer=warm_up)
+                loop = asyncio.get_running_loop()
+                try:
+                    return await loop.run_in_executor(self._analysis_pool, analyse_serialized, serialized, seconds, depth,
+                                                      iterations)
+                except BrokenProcessPool:
+                    self._analysis_pool = None
+                    raise ApiError(503, "analysis_busy", "the analysis engine restarted; try again", retry_after=5) from None
+        finally:
+            if waiting:  # cancelled (the client left) before its turn
+                self._analysis_waiting -= 1
 
     # -- loading ---------------------------------------------------------
     def _load(self, gid: str):

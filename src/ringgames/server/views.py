@@ -158,6 +158,35 @@ class ImportReport(BaseModel):
     duplicates: int = Field(0, description="records already in the archive (not imported again)")
 
 
+class Alternative(BaseModel):
+    move: str = Field(..., description="the action, in the game's notation")
+    eval: list[float] = Field(..., description="after it: each seat's win probability (RINGS: expected score), in seat order")
+    score: float | None = Field(None, description="alpha-beta: the search's score for the seat to move (points)")
+    proven: str | None = Field(None, description="win or loss: proven by the search for the seat to move")
+    pv: list[str] = Field(..., description="the line that starts with it, in notation")
+
+
+class AnalysisView(BaseModel):
+    """The analysis of one position."""
+
+    game: str
+    variant: str | None
+    players: int
+    position: str = Field(..., description="the position analysed (a position string)")
+    seat_names: list[str]
+    to_move: int = Field(..., description="the seat to move")
+    search: str = Field(..., description="alphabeta (two players) or mcts (RINGS)")
+    depth: int | None = Field(None, description="alphabeta: the depth completed (turns)")
+    iterations: int | None = Field(None, description="mcts: the iterations run")
+    eval: list[float] = Field(..., description="each seat's win probability (RINGS: expected score, 0–1), in seat order")
+    score: float | None = Field(None, description="alphabeta: the score for the seat to move (points; null when proven)")
+    proven: str | None = Field(None, description="win or loss for the seat to move, proven by the search")
+    pv: list[str] = Field(..., description="the best line (principal variation), one action per entry, in notation")
+    pv_seats: list[int] = Field(..., description="the seat playing each action of the line")
+    pv_positions: list[str] = Field(..., description="the position after each action of the line")
+    alternatives: list[Alternative] = Field(..., description="the best other actions, best first, each with its evaluation")
+
+
 #: what each error status means, for the OpenAPI description
 ERROR_MEANING = {
     400: "Malformed request: not JSON, or a field of the wrong type, missing, unknown or too long",
@@ -167,6 +196,7 @@ ERROR_MEANING = {
     413: "The request is too large",
     422: "Well-formed but not acceptable: an illegal action, or a game/seat setup that the game does not allow",
     429: "Too many requests from this client; try again later",
+    503: "The analysis engine is busy (error analysis_busy); try again in a few seconds",
 }
 
 

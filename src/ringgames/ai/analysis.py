@@ -1,0 +1,102 @@
+"""Position analysis for the analysis board (``POST /api/analysis``): evaluation per seat, best line, alternatives.
+
+Two-player games are searched with :class:`~ringgames.ai.alphabeta.AlphaBetaAgent` (the best line, then
+"multi-PV": the same search with the actions already shown left out gives each alternative with its exact value);
+RINGS (any number of seats) with :class:`~ringgames.ai.mcts.MCTSAgent` (the most visited root actions, each with
+every seat's expected score). The search is seeded, so a depth (alpha-beta) or an iteration count (MCTS) gives
+the same answer every time; ``seconds`` bounds it in any case. Runs in a worker process: plain data in and out.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..protocol import State
+
+#: alternatives shown besides the best action
+ALTERNATIVES = 3
+#: longest line shown
+PV_LENGTH = 12
+
+
+def _line(state: State, actions: list[int]) -> tuple[list[str], list[int], list[str]]:
+    """The line as notation, the seat playing each action, and the position after each (legal prefix only)."""
+    s = state.clone()
+    notation, seats, positions = [], [], []
+    for a in actions[:PV_LENGTH]:
+        if s.is_terminal() or a not in s.legal_actions():
+            break
+        seats.append(s.current_player())
+        notation.append(s.action_to_string(a))
+        s.apply_action(a)
+        positions.append(s.position())
+    return notation, seats, positions
+
+
+def _per_seat(p: float, me: int, n: int) -> list[float]:
+    """A two-player win probability of seat ``me`` as one value per seat."""
+    out = [1.0 - p] * n
+    out[me] = p
+    return [round(v, 4) for v in out]
+
+
+def analyse_state(state: State, seconds: float, depth: int | None = None, iterations: int | None = None,
+                  alternatives: int = ALTERNATIVES, seed: int = 0) -> dict[str, Any]:
+    """Analyse ``state`` (not terminal) within about ``seconds``; see the module docstring for the answer."""
+    if state.is_terminal():
+        raise ValueError("the game is over")
+    me = state.current_player()
+    n = state.num_players
+    legal = state.legal_actions()
+    k = max(0, min(alternatives, len(legal) - 1))
+    lines: list[dict[str, Any]] = []
+    out: dict[str, Any] = {"to_move": me}
+    if n == 2:
+        from .alphabeta import WIN, AlphaBetaAgent
+
+        agent = AlphaBetaAgent(depth=depth, time=seconds, seed=seed, min=depth or 1)  # a depth is always completed
+        shown: list[int] = []
+        for i in range(k + 1):
+            budget = seconds / 2 if i == 0 else seconds / 2 / max(1, k)
+            r = agent.analyse(state.clone(), time_limit=budget, max_depth=depth, exclude=shown)
+            v = float(r["value"])
+            proven = "win" if v >= WIN - 1000 else "loss" if v <= -WIN + 1000 else None
+            lines.append({"actions": r["pv"], "eval": _per_seat(float(r["win_probability"]), me, n),
+                          "score": None if proven else round(v, 1), "proven": proven, "depth": r["depth"]})
+            shown.append(r["action"])
+        out.update(search="alphabeta", depth=lines[0]["depth"], iterations=None)
+    else:
+        from .mcts import MCTSAgent
+
+        agent2 = MCTSAgent(iterations=iterations, time=seconds, seed=seed, rollout=0, reuse=0)
+        root = agent2.search(state.clone(), iterations if iterations is not None else math.inf, seconds)
+        kids = sorted(root.children.items(), key=lambda t: (-t[1].n, t[0]))
+        for a, ch in kids[:k + 1]:
+            acts, node = [a], ch
+            while node.children:
+                b, node = max(node.children.items(), key=lambda t: (t[1].n, -t[0]))
+                if node.n < 2:
+                    break
+                acts.append(b)
+            lines.append({"actions": acts, "eval": [round(w / ch.n, 4) for w in ch.w], "score": None, "proven": None,
+                          "depth": None})
+        if not lines:  # no iteration finished: the first legal action, even odds
+            lines.append({"actions": legal[:1], "eval": [round(1.0 / n, 4)] * n, "score": None, "proven": None, "depth": None})
+        out.update(search="mcts", depth=None, iterations=agent2.iterations_done)
+    best = lines[0]
+    pv, pv_seats, pv_positions = _line(state, best["actions"])
+    out.update(eval=best["eval"], score=best["score"], proven=best["proven"], pv=pv, pv_seats=pv_seats,
+               pv_positions=pv_positions, alternatives=[])
+    for alt in lines[1:]:
+        line, _, _ = _line(state, alt["actions"])
+        out["alternatives"].append({"move": line[0], "eval": alt["eval"], "score": alt["score"], "proven": alt["proven"],
+                                    "pv": line})
+    return out
+
+
+def analyse_serialized(serialized: str, seconds: float, depth: int | None = None, iterations: int | None = None) -> dict[str, Any]:
+    """Runs in the analysis worker process: :func:`analyse_state` of a serialized state."""
+    from .. import deserialize_state
+
+    return analyse_state(deserialize_state(serialized), seconds, depth, iterations)

@@ -1,0 +1,102 @@
+"""POST /api/analysis: an evaluation and a best line for a position of each game, alternatives, bad input, limits."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ringgames import load_game
+from ringgames.server.api import MAX_ANALYSIS_SECONDS
+from ringgames.server.app import create_app
+from ringgames.server.limits import Limits
+
+YINSH = "e5 f6 e4 f5 e3 f4 e2 f3 e6 f7".split()  # the rings placed: the first ring move is next
+CASES = [
+    ({"game": "yinsh", "moves": YINSH, "depth": 2}, 2),
+    ({"game": "gyges", "moves": ["123321", "321123"], "depth": 2}, 2),
+    ({"game": "rings", "players": 3, "moves": ["K12"], "iterations": 300}, 3),
+]
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory):
+    db = tmp_path_factory.mktemp("analysis") / "a.sqlite3"
+    app = create_app(f"sqlite:///{db}", ai_workers=1, ai_delay=0, limits=Limits(analysis_rate="1000/minute"))
+    with TestClient(app) as c:
+        yield c
+
+
+def legal_in_sequence(body: dict, line: list[str], position: str) -> None:
+    g = load_game(body["game"], body.get("variant"), body.get("players"))
+    s = g.state_from_position(position)
+    for a in line:
+        assert not s.is_terminal()
+        s.play(a)  # raises on an illegal action
+
+
+@pytest.mark.parametrize(("body", "seats"), CASES, ids=[c[0]["game"] for c in CASES])
+def test_eval_pv_alternatives(api, body, seats):
+    r = api.post("/api/analysis", json={**body, "seconds": 4})
+    assert r.status_code == 200, r.text
+    d = r.json()
+    assert len(d["eval"]) == seats and all(0 <= v <= 1 for v in d["eval"])
+    if seats == 2:
+        assert d["eval"][0] + d["eval"][1] == pytest.approx(1, abs=1e-3)
+        assert d["search"] == "alphabeta" and d["depth"] == 2
+    else:
+        assert d["search"] == "mcts" and d["iterations"] == 300
+    assert d["pv"] and len(d["pv_positions"]) == len(d["pv"]) == len(d["pv_seats"])
+    legal_in_sequence(body, d["pv"], d["position"])
+    assert d["alternatives"], d
+    moves = [d["pv"][0]] + [a["move"] for a in d["alternatives"]]
+    assert len(set(moves)) == len(moves)  # each alternative is another action
+    for alt in d["alternatives"]:
+        assert alt["pv"][0] == alt["move"] and len(alt["eval"]) == seats
+        legal_in_sequence(body, alt["pv"], d["position"])
+    # seeded and depth-limited: the same answer again
+    again = api.post("/api/analysis", json={**body, "seconds": 4}).json()
+    assert (again["pv"], again["eval"], again["alternatives"]) == (d["pv"], d["eval"], d["alternatives"])
+
+
+def test_position_string(api):
+    s = load_game("yinsh").new_initial_state()
+    for m in YINSH:
+        s.play(m)
+    r = api.post("/api/analysis", json={"game": "yinsh", "position": s.position(), "depth": 1, "seconds": 2})
+    assert r.status_code == 200, r.text
+    assert r.json()["position"] == s.position() and r.json()["to_move"] == 0
+
+
+@pytest.mark.parametrize(("body", "status", "code", "words"), [
+    ({"game": "yinsh", "position": "not a position"}, 422, "bad_position", "position"),
+    ({"game": "yinsh", "moves": ["e5", "e5"]}, 422, "illegal_action", "moves[1]"),
+    ({"game": "yinsh", "moves": ["zz99"]}, 422, "illegal_action", "moves[0]"),
+    ({"game": "chess"}, 422, "unknown_game", "chess"),
+    ({"game": "yinsh", "variant": "huge"}, 422, "unknown_game", "huge"),
+    ({"game": "gyges", "moves": ["123321", "321123"], "seconds": MAX_ANALYSIS_SECONDS + 1}, 400, "bad_request", "seconds"),
+    ({"game": "gyges", "seconds": 0}, 400, "bad_request", "seconds"),
+    ({"game": "gyges", "seconds": True}, 400, "bad_request", "seconds"),
+    ({"game": "yinsh", "depth": 99}, 400, "bad_request", "depth"),
+    ({"game": "yinsh", "colour": "red"}, 400, "bad_request", "colour"),
+])
+def test_bad_input_names_the_problem(api, body, status, code, words):
+    r = api.post("/api/analysis", json=body)
+    assert r.status_code == status, r.text
+    assert r.json()["error"] == code and words in r.json()["message"], r.json()
+
+
+def test_game_over(api):
+    s, rng = load_game("gyges").new_initial_state(), random.Random(1)
+    while not s.is_terminal():
+        s.apply_action(rng.choice(s.legal_actions()))
+    r = api.post("/api/analysis", json={"game": "gyges", "position": s.position()})
+    assert r.status_code == 422 and r.json()["error"] == "game_over", r.text
+
+
+def test_rate_limited(tmp_path):
+    app = create_app(f"sqlite:///{tmp_path / 'r.sqlite3'}", ai_workers=1, ai_delay=0, limits=Limits(analysis_rate="2/minute"))
+    with TestClient(app) as c:
+        codes = [c.post("/api/analysis", json={"game": "chess"}).status_code for _ in range(3)]
+    assert codes == [422, 422, 429]
