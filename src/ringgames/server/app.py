@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 from collections.abc import Iterable
@@ -14,7 +15,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from .. import GAMES
+from .. import GAMES, game_class, load_game
 from . import api, live
 from . import limits as _limits
 from .errors import ApiError, describe_validation_errors
@@ -56,6 +57,18 @@ def not_found_page(request: Request, what: str = "page") -> HTMLResponse:
     resp = render_page(request, "404.html", what=what)
     resp.status_code = 404
     return resp
+
+
+@functools.cache
+def start_positions() -> dict[str, dict[str, dict[int, str]]]:
+    """The start position of every game, variant and player count (the analysis board's empty position field)."""
+    out: dict[str, dict[str, dict[int, str]]] = {}
+    for name in GAMES:
+        cls = game_class(name)
+        lo, hi = cls.player_range
+        out[name] = {v: {n: load_game(name, v, n).new_initial_state().position() for n in range(lo, hi + 1)}
+                     for v in cls.variants}
+    return out
 
 
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
@@ -139,6 +152,10 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     @app.get("/archive", include_in_schema=False)
     async def archive(request: Request):
         return render_page(request, "archive.html")
+
+    @app.get("/analysis", include_in_schema=False)
+    async def analysis(request: Request):
+        return render_page(request, "analysis.html", starts=start_positions())
 
     @app.get("/rules/{game}", include_in_schema=False)
     async def rules(request: Request, game: str):

@@ -119,6 +119,9 @@ function render() {
   $("result").textContent = offered && !over ? t("game.draw_offered", {names: S.draw_offers.map(i => S.seats[i].name).join(", ")})
     : over && next && MINE.length ? t("game.rematch_started") : "";
   $("record").href = `/api/games/${GID}/record`;
+  // the analysis board at the shown move: for a finished game, or a spectator (never for a player mid-game)
+  $("analyse-link").hidden = !(over || !MINE.length);
+  $("analyse-link").href = `/analysis?from=${encodeURIComponent(GID)}&ply=${shown}`;
   $("replaybar").hidden = !replay;
   if (replay) $("r-ply").textContent = `${replay.i}/${replay.positions.length - 1}`;
 }
