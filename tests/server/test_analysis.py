@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -100,3 +101,29 @@ def test_rate_limited(tmp_path):
     with TestClient(app) as c:
         codes = [c.post("/api/analysis", json={"game": "chess"}).status_code for _ in range(3)]
     assert codes == [422, 422, 429]
+
+
+def test_analyse_this_game(api):
+    r = api.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "me"}]})
+    gid, tok = r.json()["id"], ".".join(r.json()["tokens"].values())
+    for ply, m in enumerate(YINSH + ["e5-c5", "f6-h6"]):
+        assert api.post(f"/api/games/{gid}/actions", json={"action": m, "ply": ply}, headers={"X-Seat-Token": tok}).status_code == 200
+    assert api.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": tok}).status_code == 200
+    assert api.get(f"/api/games/{gid}/analysis").json()["status"] == "none"
+    first = api.post(f"/api/games/{gid}/analysis")
+    assert first.status_code == 200 and first.json()["status"] in ("running", "done") and first.json()["total"] == 14
+    deadline = time.time() + 120
+    while (d := api.get(f"/api/games/{gid}/analysis").json())["status"] == "running" and time.time() < deadline:
+        time.sleep(0.2)
+    assert d["status"] == "done" and d["done"] == d["total"] == 14
+    assert all(len(e) == 2 and 0 <= e[0] <= 1 for e in d["evals"])
+    assert d["evals"][-1] == [0.0, 1.0]  # white (to move) resigned: black won
+    assert api.post(f"/api/games/{gid}/analysis").json()["status"] == "done"  # not computed twice
+    assert api.get("/api/games/000000000000/analysis").status_code == 404
+
+
+def test_mistakes():
+    from ringgames.ai.analysis import mistakes
+
+    evals = [[0.5, 0.5], [0.55, 0.45], [0.2, 0.8], [0.25, 0.75], None]
+    assert mistakes(evals, [None, 0, 0, 1, 0]) == [{"ply": 2, "seat": 0, "drop": 0.35}]

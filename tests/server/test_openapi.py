@@ -22,7 +22,9 @@ OPERATIONS = {
     ("get", "/api/games/{gid}/positions"): ("get_positions", {200, 400, 404}),
     ("get", "/api/games/{gid}/record"): ("get_record", {200, 400, 404}),
     ("post", "/api/import"): ("import_files", {200, 400, 403, 413, 429}),
-    ("post", "/api/analysis"): ("analyse_position", {200, 400, 403, 413, 422, 429, 503}),
+    ("post", "/api/games/{gid}/analysis"): ("start_game_analysis", {200, 400, 403, 404, 413, 429}),
+    ("get", "/api/games/{gid}/analysis"): ("get_game_analysis", {200, 400, 404}),
+    ("post", "/api/analysis"): ("analyse_position", {200, 400, 403, 413, 422, 429}),
 }
 
 

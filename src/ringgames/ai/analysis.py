@@ -100,3 +100,35 @@ def analyse_serialized(serialized: str, seconds: float, depth: int | None = None
     from .. import deserialize_state
 
     return analyse_state(deserialize_state(serialized), seconds, depth, iterations)
+
+
+#: the quick search per position of "analyse this game"
+GAME_DEPTH = 2
+GAME_ITERATIONS = 200
+GAME_SECONDS = 0.5
+
+
+def evaluate_serialized(serialized: str) -> list[float]:
+    """Runs in the analysis worker: each seat's evaluation of one position of a game, by a quick search
+    (alpha-beta :data:`GAME_DEPTH` turns deep, RINGS :data:`GAME_ITERATIONS` iterations, at most
+    :data:`GAME_SECONDS`); a finished game's result as 1 (win), 0 (loss), 0.5 (draw)."""
+    from .. import deserialize_state
+
+    state = deserialize_state(serialized)
+    if state.is_terminal():
+        return [round((r + 1.0) / 2.0, 4) for r in state.returns()]
+    return analyse_state(state, GAME_SECONDS, GAME_DEPTH, GAME_ITERATIONS, alternatives=0)["eval"]
+
+
+def mistakes(evals: list[list[float] | None], movers: list[int | None], threshold: float = 0.2) -> list[dict[str, Any]]:
+    """The plies after which the seat that moved lost at least ``threshold`` of its evaluation: ``{"ply", "seat",
+    "drop"}`` (``evals[i]``: after ply i, 0 the start; ``movers[i]``: the seat that played ply i, i ≥ 1)."""
+    out = []
+    for i in range(1, len(evals)):
+        before, after, seat = evals[i - 1], evals[i], movers[i]
+        if before is None or after is None or seat is None:
+            continue
+        drop = before[seat] - after[seat]
+        if drop >= threshold:
+            out.append({"ply": i, "seat": seat, "drop": round(drop, 4)})
+    return out

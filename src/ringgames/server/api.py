@@ -35,6 +35,7 @@ from .views import (
     AnalysisView,
     ChatView,
     CreatedGame,
+    GameAnalysis,
     GameList,
     GameMeta,
     GameView,
@@ -394,13 +395,30 @@ async def import_files(request: Request, files: Annotated[list[UploadFile], File
             "duplicates": dup}
 
 
+@router.post("/games/{gid}/analysis", summary="Analyse this game: an evaluation after every ply, in the background",
+             response_model=GameAnalysis, description="Starts the analysis (unless it runs or is done for the game as it "
+                                                      "stands) and answers its state; poll the GET. 429 analysis_busy: "
+                                                      "other games are being analysed.",
+             responses=errors(*GAME, *POST, 429))
+async def start_game_analysis(gid: GameId, request: Request):
+    return await hub_of(request).start_game_analysis(gid)
+
+
+@router.get("/games/{gid}/analysis", summary="The state of the game's analysis (evaluations so far, mistakes)",
+            response_model=GameAnalysis, responses=errors(*GAME))
+async def get_game_analysis(gid: GameId, request: Request):
+    hub = hub_of(request)
+    await hub.room(gid)  # 404 for an unknown game
+    return hub.game_analysis(gid)
+
+
 @router.post("/analysis", summary="Analyse a position: evaluation per seat, best line, alternatives", response_model=AnalysisView,
              description=f"The position is `position` (default: the start) after `moves`. Two-player games are searched "
                          f"with alpha-beta (`depth`), RINGS with MCTS (`iterations`); at most {MAX_ANALYSIS_SECONDS:g} s. "
                          "Analyses run one at a time in their own worker, never ahead of live games' computer moves. "
                          "422 bad_position / illegal_action / game_over / unknown_game: what is wrong with the position "
-                         "or which move; 503 analysis_busy.",
-             responses=errors(*POST, 422, 429, 503))
+                         "or which move; 429 analysis_busy: other analyses are waiting.",
+             responses=errors(*POST, 422, 429))
 async def analyse_position(body: AnalysisIn, request: Request):
     from .. import load_game
     from ..protocol import RingGamesError

@@ -194,6 +194,7 @@ RATED = [
     ("POST", re.compile(r"/api/games/[^/]+/chat/?"), "chat"),
     ("POST", re.compile(r"/api/import/?"), "upload"),
     ("POST", re.compile(r"/api/analysis/?"), "analysis"),
+    ("POST", re.compile(r"/api/games/[^/]+/analysis/?"), "analysis"),
 ]
 UPLOAD_PATH = re.compile(r"/api/import/?")
 

@@ -187,6 +187,22 @@ class AnalysisView(BaseModel):
     alternatives: list[Alternative] = Field(..., description="the best other actions, best first, each with its evaluation")
 
 
+class Mistake(BaseModel):
+    ply: int = Field(..., description="the ply after which the seat that moved lost much of its evaluation")
+    seat: int
+    drop: float = Field(..., description="how much (win probability or expected score, 0–1)")
+
+
+class GameAnalysis(BaseModel):
+    """"Analyse this game": an evaluation after every ply, filled in the background."""
+
+    status: str = Field(..., description="none (not asked), running, done or failed")
+    done: int = Field(..., description="positions evaluated so far")
+    total: int = Field(..., description="positions to evaluate (the start and the position after each ply)")
+    evals: list[list[float] | None] = Field(..., description="per ply (0: the start): each seat's evaluation, null until done")
+    mistakes: list[Mistake] = Field(..., description="the plies where the mover's evaluation fell by 0.2 or more")
+
+
 #: what each error status means, for the OpenAPI description
 ERROR_MEANING = {
     400: "Malformed request: not JSON, or a field of the wrong type, missing, unknown or too long",
@@ -195,8 +211,7 @@ ERROR_MEANING = {
     409: "Conflicts with the game's state: the game is over, the ply is stale, the seat is taken, no draw offer",
     413: "The request is too large",
     422: "Well-formed but not acceptable: an illegal action, or a game/seat setup that the game does not allow",
-    429: "Too many requests from this client; try again later",
-    503: "The analysis engine is busy (error analysis_busy); try again in a few seconds",
+    429: "Too many requests from this client, or the analysis engine is busy (error analysis_busy); try again later",
 }
 
 
