@@ -11,7 +11,7 @@ import pytest
 
 import ringgames
 
-from .conftest import shot
+from .conftest import SHOTS, shot
 
 CASES = {
     "yinsh": ({"game": "yinsh", "moves": "e5 f6 e4 f5 e3 f4 e2 f3 e6 f7".split()}, "depth=2"),
@@ -123,4 +123,29 @@ def test_docs_renders_every_operation(server, page_factory):
         (b.querySelector('.opblock-summary-path') || {}).getAttribute('data-path')])""")
     assert len(rendered) == len(ops)
     assert {(m, p) for m, p in rendered} == ops
+    assert page.errors == []
+
+
+def test_analyse_this_game_draws_the_graph_with_mistakes_to_click(server, page_factory, boardspace_files):
+    f = boardspace_files[4]  # a game with a large drop (at ply 54, by the quick search)
+    r = httpx.post(f"{server.url}/api/import", files=[("files", (f.name, f.read_bytes(), "text/plain"))], timeout=60).json()
+    gid = r["results"][0]["id"]
+    positions = httpx.get(f"{server.url}/api/games/{gid}/positions").json()["positions"]
+    page = page_factory()
+    page.goto(f"{server.url}/analysis?from={gid}")
+    page.wait_for_selector("#analyse-game", state="visible")
+    page.click("#analyse-game")
+    page.wait_for_function("() => GA && GA.status === 'done'", timeout=180000)
+    ga = httpx.get(f"{server.url}/api/games/{gid}/analysis").json()
+    assert ga["status"] == "done" and ga["total"] == len(positions)
+    points = page.get_attribute("#graph polyline.graph-line", "points").split()
+    assert len(points) == len(positions)
+    marks = page.locator("#graph circle.graph-mistake").all()
+    assert [int(m.get_attribute("data-ply")) for m in marks] == [m["ply"] for m in ga["mistakes"]]
+    assert marks, "a real game with no large drop at all"
+    ply = int(marks[0].get_attribute("data-ply"))
+    marks[0].click()
+    assert page.evaluate("() => board._last[0]") == positions[ply]
+    assert f" {ply} " in page.inner_text("#g-ply")  # "Replay: after ply 41 of 55"
+    page.locator("#graph").screenshot(path=str(SHOTS / "analysis-graph.png"))
     assert page.errors == []

@@ -127,3 +127,19 @@ def test_mistakes():
 
     evals = [[0.5, 0.5], [0.55, 0.45], [0.2, 0.8], [0.25, 0.75], None]
     assert mistakes(evals, [None, 0, 0, 1, 0]) == [{"ply": 2, "seat": 0, "drop": 0.35}]
+
+
+def test_a_forced_action_is_played_not_called_even():
+    """A position with one legal action (here the only row to remove) is evaluated
+    after it, not as 50/50; the line starts with it."""
+    from ringgames.ai.analysis import analyse_state
+
+    s, rng = load_game("yinsh").new_initial_state(), random.Random(0)  # a row to remove, the only one, at ply 49
+    while not s.is_terminal() and len(s.legal_actions()) != 1:
+        s.apply_action(rng.choice(s.legal_actions()))
+    if s.is_terminal():
+        pytest.skip("no forced action in this random game")
+    only = s.action_to_string(s.legal_actions()[0])
+    r = analyse_state(s, 2.0, depth=1)
+    assert r["pv"][0] == only and r["alternatives"] == []
+    assert r["eval"] != [0.5, 0.5] or r["score"] == 0

@@ -46,13 +46,25 @@ def analyse_state(state: State, seconds: float, depth: int | None = None, iterat
     """Analyse ``state`` (not terminal) within about ``seconds``; see the module docstring for the answer."""
     if state.is_terminal():
         raise ValueError("the game is over")
-    me = state.current_player()
+    asked = state
+    out: dict[str, Any] = {"to_move": state.current_player()}
+    # forced actions (a single legal one, e.g. the only ring to remove) are played first: the search would call the
+    # position even without looking, and the line starts with them
+    forced: list[int] = []
+    state = state.clone()
+    while not state.is_terminal() and len(state.legal_actions()) == 1 and len(forced) < PV_LENGTH:
+        forced.append(state.legal_actions()[0])
+        state.apply_action(forced[-1])
+    me = None if state.is_terminal() else state.current_player()
     n = state.num_players
-    legal = state.legal_actions()
+    legal = [] if me is None else state.legal_actions()
     k = max(0, min(alternatives, len(legal) - 1))
     lines: list[dict[str, Any]] = []
-    out: dict[str, Any] = {"to_move": me}
-    if n == 2:
+    if me is None:  # the forced line ends the game
+        lines.append({"actions": [], "eval": [round((r + 1.0) / 2.0, 4) for r in state.returns()], "score": None,
+                      "proven": None, "depth": 0})
+        out.update(search="alphabeta" if n == 2 else "mcts", depth=0 if n == 2 else None, iterations=None if n == 2 else 0)
+    elif n == 2:
         from .alphabeta import WIN, AlphaBetaAgent
 
         agent = AlphaBetaAgent(depth=depth, time=seconds, seed=seed, min=depth or 1)  # a depth is always completed
@@ -85,6 +97,13 @@ def analyse_state(state: State, seconds: float, depth: int | None = None, iterat
             lines.append({"actions": legal[:1], "eval": [round(1.0 / n, 4)] * n, "score": None, "proven": None, "depth": None})
         out.update(search="mcts", depth=None, iterations=agent2.iterations_done)
     best = lines[0]
+    if forced:  # the line from the position asked about; no alternative to a forced action
+        best["actions"], lines = forced + best["actions"], lines[:1]
+        if best["proven"] and me is not None and me != out["to_move"]:  # proven for the seat to move after them
+            best["proven"] = {"win": "loss", "loss": "win"}[best["proven"]] if n == 2 else None
+        if best["score"] is not None and me is not None and me != out["to_move"]:
+            best["score"] = -best["score"]  # for the seat to move at the position asked about
+    state = asked
     pv, pv_seats, pv_positions = _line(state, best["actions"])
     out.update(eval=best["eval"], score=best["score"], proven=best["proven"], pv=pv, pv_seats=pv_seats,
                pv_positions=pv_positions, alternatives=[])

@@ -55,6 +55,7 @@ function render() {
     $("gamebar").hidden = false;
     $("g-ply").textContent = t("game.replay_status", {i: G.i, n: G.positions.length - 1});
     $("g-back").href = `/game/${G.id}?replay`;
+    $("gameanalysis").hidden = false;
   }
   renderAnalysis();
 }
@@ -97,10 +98,60 @@ async function analyse() {
   render();
 }
 
+// "analyse this game": an evaluation after every ply, computed by the server in the background, drawn as a graph
+// (the first seat's evaluation for two players; one line per seat in RINGS) with the mistakes marked; click to jump
+let GA = null, gaTimer = null;
+async function analyseGame() {
+  err("");
+  try { GA = await api(`/api/games/${encodeURIComponent(G.id)}/analysis`, {method: "POST"}); } catch (e) { err(errorText(e)); return; }
+  pollGame();
+}
+async function pollGame() {
+  clearTimeout(gaTimer);
+  if (GA.status === "running") {
+    gaTimer = setTimeout(async () => {
+      try { GA = await api(`/api/games/${encodeURIComponent(G.id)}/analysis`); } catch (e) { err(errorText(e)); return; }
+      pollGame();
+    }, 700);
+  }
+  drawGraph();
+}
+function drawGraph() {
+  const svg = $("graph");
+  $("ga-status").textContent = GA.status === "running" ? t("analysis.game_progress", {done: GA.done, total: GA.total})
+    : GA.status === "failed" ? t("analysis.game_failed") : "";
+  $("analyse-game").disabled = GA.status === "running";
+  svg.removeAttribute("hidden"); $("ga-help").hidden = false;  // an SVG element has no .hidden property
+  svg.replaceChildren();
+  const W = 600, H = 160, n = Math.max(1, GA.evals.length - 1);
+  const x = (i) => 10 + (W - 20) * i / n, y = (v) => 10 + (H - 20) * (1 - v);
+  el("rect", {x: 10, y: 10, width: W - 20, height: H - 20, class: "graph-frame"}, svg);
+  el("line", {x1: 10, x2: W - 10, y1: y(0.5), y2: y(0.5), class: "graph-mid"}, svg);
+  const seats = P.players === 2 ? [0] : P.seatNames.map((_, i) => i);
+  for (const s of seats) {
+    const pts = GA.evals.map((e, i) => (e ? `${x(i).toFixed(1)},${y(e[s]).toFixed(1)}` : null)).filter(Boolean);
+    if (pts.length > 1) el("polyline", {points: pts.join(" "), class: "graph-line", stroke: P.game === "rings" ? seatColour(s) : "#2a6f97"}, svg);
+  }
+  for (const m of GA.mistakes) {  // a mark at each large drop: the mover's evaluation before and after its move
+    const c = el("circle", {cx: x(m.ply), cy: y(GA.evals[m.ply][P.players === 2 ? 0 : m.seat]), r: 6, class: "graph-mistake",
+      "data-ply": m.ply, fill: seatColour(m.seat)}, svg);
+    el("title", {}, c).textContent = t("analysis.mistake", {seat: seatWordOf(m.seat), ply: m.ply, pct: Math.round(m.drop * 100)});
+    c.addEventListener("click", () => showGamePly(m.ply));
+  }
+  if (G) el("line", {x1: x(G.i), x2: x(G.i), y1: 10, y2: H - 10, class: "graph-now"}, svg);
+  // anywhere else on the graph: the nearest ply
+  svg.onclick = (ev) => {
+    if (ev.target.classList.contains("graph-mistake")) return;
+    const r = svg.getBoundingClientRect(), px = (ev.clientX - r.left) * W / r.width;
+    showGamePly(Math.round((px - 10) / (W - 20) * n));
+  };
+}
+
 function showGamePly(i) {
   G.i = Math.max(0, Math.min(G.positions.length - 1, i));
   const u = new URL(location.href); u.searchParams.set("ply", G.i); history.replaceState(null, "", u);
   setPosition(P.game, P.variant, P.players, G.positions[G.i], G.toMove[G.i]);
+  if (GA) drawGraph();
 }
 
 async function start() {
@@ -113,6 +164,8 @@ async function start() {
     if (Q.get("ply") === null) while (i > 0 && r.to_move[i] === null) i--;  // the last position with a move to find
     P = {game: g.game, variant: g.variant, players: g.players};
     showGamePly(i);
+    const known = await api(`/api/games/${encodeURIComponent(from)}/analysis`);  // analysed before: show it
+    if (known.status !== "none") { GA = known; pollGame(); }
   } else {
     const game = META[Q.get("game")] ? Q.get("game") : "yinsh";
     setPosition(game, Q.get("variant"), Q.get("players"), Q.get("position"), undefined);
@@ -122,10 +175,11 @@ async function start() {
 $("game").onchange = () => { fillSetup(); $("position").value = ""; };
 $("setup").onsubmit = (ev) => {
   ev.preventDefault();
-  G = null; $("gamebar").hidden = true;
+  G = null; GA = null; clearTimeout(gaTimer); $("gamebar").hidden = true; $("gameanalysis").hidden = true;
   setPosition($("game").value, $("variant").value, $("players").value, $("position").value.trim(), undefined);
 };
 $("analyse").onclick = analyse;
+$("analyse-game").onclick = analyseGame;
 $("l-start").onclick = () => { lineAt = -1; render(); };
 $("l-prev").onclick = () => { lineAt = Math.max(-1, lineAt - 1); render(); };
 $("l-next").onclick = () => { if (A) lineAt = Math.min(A.pv.length - 1, lineAt + 1); render(); };
