@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 import time
 
 import pytest
@@ -143,3 +144,30 @@ def test_a_forced_action_is_played_not_called_even():
     r = analyse_state(s, 2.0, depth=1)
     assert r["pv"][0] == only and r["alternatives"] == []
     assert r["eval"] != [0.5, 0.5] or r["score"] == 0
+
+
+def test_live_games_computer_moves_do_not_wait_for_an_analysis(api):
+    """The analysis has its own worker: a computer move is played while a 5-second analysis runs."""
+    def computer_game():
+        r = api.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "computer", "level": 0}, {"kind": "me"}]})
+        assert r.status_code == 201, r.text
+        return r.json()["id"]
+
+    def first_move_seconds(gid, limit):
+        t0 = time.time()
+        while api.get(f"/api/games/{gid}").json()["ply"] < 1:
+            assert time.time() - t0 < limit, "the computer did not move"
+            time.sleep(0.05)
+        return time.time() - t0
+
+    first_move_seconds(computer_game(), 60)  # both workers started and warm
+    api.post("/api/analysis", json={"game": "gyges", "moves": ["123321", "321123"], "depth": 1, "seconds": 1})
+    result = {}
+    long = threading.Thread(target=lambda: result.update(r=api.post("/api/analysis", json={"game": "gyges", "moves": ["123321", "321123"], "seconds": 5})))
+    long.start()
+    time.sleep(0.5)  # the analysis is running
+    assert long.is_alive()
+    took = first_move_seconds(computer_game(), 4.0)
+    assert long.is_alive(), f"the analysis ended before the computer moved ({took:.1f} s)"
+    long.join(30)
+    assert result["r"].status_code == 200 and result["r"].json()["search"] == "alphabeta"
