@@ -184,7 +184,7 @@ def test_error_messages_follow_the_language(server, page_factory):
     assert page.inner_text("#err") == i18n.messages("cs")["error.not_your_seat"]
 
 
-@pytest.mark.parametrize("path", ["/", "/archive", "/rules/yinsh", "/rules/gyges", "/rules/rings", "/docs", "/game/{gid}"])
+@pytest.mark.parametrize("path", ["/", "/archive", "/analysis", "/rules/yinsh", "/rules/gyges", "/rules/rings", "/docs", "/game/{gid}"])
 def test_no_csp_violation(server, page_factory, path):
     """Every page loads and runs under the Content-Security-Policy (the fixture also checks every other test)."""
     page = page_factory()

@@ -38,6 +38,9 @@ OPERATIONS = {
     ("post", "/api/seeks/{sid}/accept"): ("accept_seek", {200, 400, 401, 403, 404, 409, 413}),
     ("post", "/api/seeks/{sid}/keep"): ("keep_seek", {200, 400, 401, 403, 404, 413}),
     ("delete", "/api/seeks/{sid}"): ("withdraw_seek", {200, 400, 401, 403, 404}),
+    ("post", "/api/games/{gid}/analysis"): ("start_game_analysis", {200, 400, 403, 404, 413, 429}),
+    ("get", "/api/games/{gid}/analysis"): ("get_game_analysis", {200, 400, 404}),
+    ("post", "/api/analysis"): ("analyse_position", {200, 400, 403, 413, 422, 429}),
 }
 
 

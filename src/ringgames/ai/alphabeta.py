@@ -33,7 +33,7 @@ import random
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from ..protocol import TERMINAL, State
@@ -242,7 +242,7 @@ class AlphaBetaAgent:
     # -- root ------------------------------------------------------------
     def analyse(self, state: State, time_limit: float | None = None, max_depth: int | None = None, *,
                 nodes: int | None = None, stop: threading.Event | None = None,
-                on_info: Callable[[dict], None] | None = None) -> dict:
+                on_info: Callable[[dict], None] | None = None, exclude: Collection[int] = ()) -> dict:
         """Search ``state``; returns ``{"action", "value", "depth", "pv", "nodes", "win_probability"}``.
 
         ``time_limit`` (seconds; ``math.inf``: none) and ``max_depth`` replace the agent's own
@@ -250,7 +250,8 @@ class AlphaBetaAgent:
         ``min`` are complete, like the time limit); setting ``stop`` (a :class:`threading.Event`,
         e.g. from another thread) ends the search within 64 nodes with the best action so far.
         ``on_info`` is called after each completed depth with ``{"depth", "value", "nodes",
-        "seconds", "pv"}`` (the engine protocol's ``info`` lines).
+        "seconds", "pv"}`` (the engine protocol's ``info`` lines). ``exclude``: root actions left out
+        (the best of the others, with its exact value: the analysis board's alternatives, "multi-PV").
         """
         if state.is_terminal():
             raise ValueError("the game is over")
@@ -269,12 +270,16 @@ class AlphaBetaAgent:
         self.nodes = 0
         me = self._root
         actions = self._actions(state)
+        if exclude:
+            actions = [a for a in actions if a not in set(exclude)]
+            if not actions:
+                raise ValueError("every legal action is excluded")
         result: dict[str, Any] = {"action": actions[0], "value": 0.0, "depth": 0, "pv": [actions[0]]}
         if len(actions) == 1:
             result.update(nodes=0, win_probability=0.5, seconds=0.0)
             return result
         win = winning_action(state)
-        if win is not None:
+        if win is not None and win not in exclude:
             result.update(action=win, value=WIN - 1, pv=[win], depth=1, nodes=0, win_probability=1.0,
                           seconds=time.perf_counter() - start)
             self.last = result

@@ -40,8 +40,10 @@ from .security import same_site_only, secure_cookie
 from .service import Hub
 from .views import (
     AccountView,
+    AnalysisView,
     ChatView,
     CreatedGame,
+    GameAnalysis,
     GameList,
     GameMeta,
     GameView,
@@ -197,6 +199,38 @@ class JoinIn(BaseModel):
     seat: SeatNumber = Field(...)
     name: str | None = Field(None, max_length=200)
     token: str | None = Field(None, max_length=100, description="the invite token from the invite link (not needed for an open seat)")
+
+
+#: longest analysis a client may ask for (seconds); the search stops there whatever else it was told
+MAX_ANALYSIS_SECONDS = 5.0
+#: deepest alpha-beta search a client may ask for (turns), and most MCTS iterations
+MAX_ANALYSIS_DEPTH = 4
+MAX_ANALYSIS_ITERATIONS = 20_000
+
+
+class AnalysisIn(BaseModel):
+    model_config = STRICT
+
+    game: str = Field(..., max_length=32, description="yinsh, gyges or rings")
+    variant: str | None = Field(None, max_length=32, description="YINSH: standard|blitz; Gygès: standard|beginner")
+    players: PlayerCount | None = Field(None, description="RINGS: 2–6")
+    position: str | None = Field(None, max_length=2000, description="a position string (see docs/records.md); "
+                                                                    "default: the start")
+    moves: list[Annotated[str, Field(max_length=100)]] = Field(
+        [], max_length=2000, description="actions in notation, played from the position (or the start) first")
+    seconds: float = Field(1.0, gt=0, le=MAX_ANALYSIS_SECONDS, allow_inf_nan=False,
+                           description=f"time budget in seconds (at most {MAX_ANALYSIS_SECONDS:g})")
+    depth: Annotated[int, Field(ge=1, le=MAX_ANALYSIS_DEPTH), BeforeValidator(_whole)] | None = Field(
+        None, description="two-player games: search exactly this many turns deep (repeatable answers); "
+                          "still stopped by `seconds`")
+    iterations: Annotated[int, Field(ge=1, le=MAX_ANALYSIS_ITERATIONS), BeforeValidator(_whole)] | None = Field(
+        None, description="RINGS: this many search iterations (repeatable answers); still stopped by `seconds`")
+
+    @field_validator("seconds", mode="before")
+    @classmethod
+    def _number(cls, v: object) -> object:
+        """``seconds`` is a JSON number: 1 and 0.5, not ``true`` or ``"1"`` (strict mode takes no int for a float)."""
+        return float(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
 
 class InviteIn(BaseModel):
@@ -845,3 +879,49 @@ async def keep_seek(sid: SeekId, request: Request):
 async def withdraw_seek(sid: SeekId, request: Request):
     await asyncio.to_thread(hub_of(request).seeks.withdraw, await logged_in(request), sid)
     return {"ok": True}
+@router.post("/games/{gid}/analysis", summary="Analyse this game: an evaluation after every ply, in the background",
+             response_model=GameAnalysis, description="Starts the analysis (unless it runs or is done for the game as it "
+                                                      "stands) and answers its state; poll the GET. 429 analysis_busy: "
+                                                      "other games are being analysed.",
+             responses=errors(*GAME, *POST, 429))
+async def start_game_analysis(gid: GameId, request: Request):
+    return await hub_of(request).start_game_analysis(gid)
+
+
+@router.get("/games/{gid}/analysis", summary="The state of the game's analysis (evaluations so far, mistakes)",
+            response_model=GameAnalysis, responses=errors(*GAME))
+async def get_game_analysis(gid: GameId, request: Request):
+    hub = hub_of(request)
+    await hub.room(gid)  # 404 for an unknown game
+    return hub.game_analysis(gid)
+
+
+@router.post("/analysis", summary="Analyse a position: evaluation per seat, best line, alternatives", response_model=AnalysisView,
+             description=f"The position is `position` (default: the start) after `moves`. Two-player games are searched "
+                         f"with alpha-beta (`depth`), RINGS with MCTS (`iterations`); at most {MAX_ANALYSIS_SECONDS:g} s. "
+                         "Analyses run one at a time in their own worker, never ahead of live games' computer moves. "
+                         "422 bad_position / illegal_action / game_over / unknown_game: what is wrong with the position "
+                         "or which move; 429 analysis_busy: other analyses are waiting.",
+             responses=errors(*POST, 422, 429))
+async def analyse_position(body: AnalysisIn, request: Request):
+    from .. import load_game
+    from ..protocol import RingGamesError
+
+    try:
+        g = load_game(body.game.lower(), body.variant, body.players)
+    except (ValueError, ImportError) as exc:
+        raise ApiError(422, "unknown_game", str(exc)) from None
+    try:
+        state = g.state_from_position(body.position) if body.position else g.new_initial_state()
+    except (RingGamesError, ValueError) as exc:
+        raise ApiError(422, "bad_position", f"position: {exc}") from None
+    for i, m in enumerate(body.moves):
+        try:
+            state.play(m)
+        except (RingGamesError, ValueError) as exc:
+            raise ApiError(422, "illegal_action", f"moves[{i}] ({clip(m, 20)}): {exc}") from None
+    if state.is_terminal():
+        raise ApiError(422, "game_over", "the game is over in this position: nothing to analyse")
+    out = await hub_of(request).analyse(state.serialize(), body.seconds, body.depth, body.iterations)
+    return {"game": g.name, "variant": getattr(g, "variant", None), "players": g.num_players, "position": state.position(),
+            "seat_names": list(g.seat_names), **out}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
 import re
 from collections.abc import Iterable
@@ -15,7 +16,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from .. import GAMES
+from .. import GAMES, game_class, load_game
 from . import api, live
 from . import limits as _limits
 from .errors import ApiError, describe_validation_errors
@@ -58,6 +59,18 @@ def not_found_page(request: Request, what: str = "page") -> HTMLResponse:
     resp = render_page(request, "404.html", what=what)
     resp.status_code = 404
     return resp
+
+
+@functools.cache
+def start_positions() -> dict[str, dict[str, dict[int, str]]]:
+    """The start position of every game, variant and player count (the analysis board's empty position field)."""
+    out: dict[str, dict[str, dict[int, str]]] = {}
+    for name in GAMES:
+        cls = game_class(name)
+        lo, hi = cls.player_range
+        out[name] = {v: {n: load_game(name, v, n).new_initial_state().position() for n in range(lo, hi + 1)}
+                     for v in cls.variants}
+    return out
 
 
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
@@ -172,6 +185,10 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     @app.get("/player/{name}", include_in_schema=False)
     async def player_page(request: Request, name: str):
         return await page(request, "player.html")
+
+    @app.get("/analysis", include_in_schema=False)
+    async def analysis(request: Request):
+        return render_page(request, "analysis.html", starts=start_positions())
 
     @app.get("/rules/{game}", include_in_schema=False)
     async def rules(request: Request, game: str):

@@ -5,7 +5,7 @@ All numbers live in one settings object, :class:`Limits` (defaults below, docume
 change them. Rates are strings in the notation of the `limits <https://limits.readthedocs.io>`_
 library (``"20/minute"``, ``"30 per 10 seconds"``).
 
-* Per client (games created, chat messages, uploads, WebSocket connections): ``limits``'s
+* Per client (games created, chat messages, uploads, analyses, WebSocket connections): ``limits``'s
   *sliding window counter* (the count of the current window plus the previous window's count
   weighted by how much of it still overlaps: close to "at most N in any window", two counters per
   client; bursts at the edge of two windows can pass up to about 2 N in the worst case). (The exact
@@ -75,6 +75,8 @@ class Limits:
     games_rate: str = "20/minute"
     chat_rate: str = "20/minute"
     upload_rate: str = "5/minute"
+    #: ``POST /api/analysis`` (each up to 5 s of a worker's time)
+    analysis_rate: str = "12/minute"
     ws_connect_rate: str = "120/minute"
     #: accounts: sign-ups per client; failed logins (and failed password changes) per username and per client,
     #: past which logins are refused with 429 until the window has room again (brute-force slow-down)
@@ -149,7 +151,8 @@ class RateLimits:
     WHAT: ClassVar[dict[str, str]] = {"games": "games created", "chat": "chat messages", "upload": "uploads",
                                       "ws_connect": "WebSocket connections", "signup": "sign-ups",
                                       "login_user": "failed logins for this username",
-                                      "login_address": "failed logins from this address"}
+                                      "login_address": "failed logins from this address",
+                                      "analysis": "analyses"}
 
     def __init__(self, settings: Limits):
         self.settings = settings
@@ -158,7 +161,8 @@ class RateLimits:
         self.items = {"games": _limits.parse(settings.games_rate), "chat": _limits.parse(settings.chat_rate),
                       "upload": _limits.parse(settings.upload_rate), "ws_connect": _limits.parse(settings.ws_connect_rate),
                       "signup": _limits.parse(settings.signup_rate), "login_user": _limits.parse(settings.login_user_rate),
-                      "login_address": _limits.parse(settings.login_address_rate)}
+                      "login_address": _limits.parse(settings.login_address_rate),
+                      "analysis": _limits.parse(settings.analysis_rate)}
 
     async def check(self, kind: str, client: str) -> None:
         """Count one ``kind`` hit (games, chat, upload, ws_connect) for ``client``; raise if over the rate."""
@@ -229,12 +233,14 @@ RATED = [
     ("POST", re.compile(r"/api/games/[^/]+/chat/?"), "chat"),
     ("POST", re.compile(r"/api/import/?"), "upload"),
     ("POST", re.compile(r"/api/account/?"), "signup"),
+    ("POST", re.compile(r"/api/analysis/?"), "analysis"),
+    ("POST", re.compile(r"/api/games/[^/]+/analysis/?"), "analysis"),
 ]
 UPLOAD_PATH = re.compile(r"/api/import/?")
 
 
 class RateLimitMiddleware:
-    """ASGI middleware: game creation, chat and uploads per client, answered 429 with ``Retry-After``."""
+    """ASGI middleware: game creation, chat, uploads and analyses per client, answered 429 with ``Retry-After``."""
 
     def __init__(self, app: ASGIApp, rates: RateLimits):
         self.app, self.rates = app, rates

@@ -67,6 +67,13 @@ TIME_TEXT = "time"
 ABANDONED_TEXT = "abandoned"
 
 
+#: analysis requests that may wait for the analysis worker (more: 429 analysis_busy)
+ANALYSIS_QUEUE = 4
+#: games analysed at once ("analyse this game"), and how many games' evaluations are kept in memory
+GAME_ANALYSES = 2
+GAME_ANALYSIS_KEEP = 200
+
+
 def clean_name(name: str | None, default: str) -> str:
     """Player names: trimmed, printable, at most MAX_NAME characters (pages render them as text)."""
     name = "".join(ch for ch in (name or "") if ch.isprintable()).strip()[:MAX_NAME]
@@ -267,6 +274,11 @@ class Hub:
         self._clock_wake: asyncio.Event | None = None
         self._next_wake_ms = 0
         self._pool: ProcessPoolExecutor | None = None
+        #: the analysis board's own single worker: analyses never queue in front of live games' computer moves
+        self._analysis_pool: ProcessPoolExecutor | None = None
+        self._analysis_slot = asyncio.Semaphore(1)  # one analysis at a time
+        self._analysis_waiting = 0
+        self._game_analyses: dict[str, dict] = {}  # "analyse this game", by game id
         self._tasks: set[asyncio.Task] = set()
         self._frozen: set[str | None] = set()
         #: moves waiting for the writer: (game id, game row values, move row, future resolved after the commit)
@@ -349,8 +361,8 @@ class Hub:
         if self._writer is not None:
             self._writer.cancel()
             self._writer = None
-        pools = [p for p in (self._pool, self._bot_pool) if p is not None]
-        self._pool = self._bot_pool = None
+        pools = [p for p in (self._pool, self._bot_pool, self._analysis_pool) if p is not None]
+        self._pool = self._bot_pool = self._analysis_pool = None
         for pool in pools:
             await asyncio.to_thread(close_pool, pool)
         if self.engine is not None:
@@ -393,6 +405,85 @@ class Hub:
     def computer_only(seats: list[dict]) -> bool:
         """Every seat is played by the computer."""
         return bool(seats) and all(s.get("kind") == "computer" for s in seats)
+
+    async def _in_analysis_worker(self, fn, *args):
+        """``fn(*args)`` in the analysis worker (the caller holds the analysis slot)."""
+        if self._analysis_pool is None:
+            self._analysis_pool = _make_pool(1)  # its own process, with the watchdog and warm-up of the others
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._analysis_pool, fn, *args)
+        except BrokenProcessPool:
+            self._analysis_pool = None
+            raise ApiError(429, "analysis_busy", "the analysis engine restarted; try again", retry_after=5) from None
+
+    def game_analysis(self, gid: str) -> dict:
+        """The state of "analyse this game" for ``gid``: ``{"status": "none" | "running" | "done" | "failed", "done",
+        "total", "evals", "mistakes"}`` (kept in memory only, for :data:`GAME_ANALYSIS_KEEP` games)."""
+        job = self._game_analyses.get(gid)
+        if job is None:
+            return {"status": "none", "done": 0, "total": 0, "evals": [], "mistakes": []}
+        from ..ai.analysis import mistakes
+
+        evals = job["evals"]
+        return {"status": job["status"], "done": sum(e is not None for e in evals), "total": len(evals), "evals": evals,
+                "mistakes": mistakes(evals, job["movers"])}
+
+    async def start_game_analysis(self, gid: str) -> dict:
+        """Start "analyse this game" (an evaluation after every ply, by a quick search each) in the background, unless
+        it runs or is done for the game as it stands. Each position takes the analysis slot in turn, so an analysis
+        asked for meanwhile waits for one position at most; at most :data:`GAME_ANALYSES` games at once (429)."""
+        room = await self.room(gid)
+        job = self._game_analyses.get(gid)
+        plies = len(room.state.history)
+        if job is not None and job["status"] in ("running", "done") and len(job["evals"]) == plies + 1:
+            return self.game_analysis(gid)
+        if sum(j["status"] == "running" for j in self._game_analyses.values()) >= GAME_ANALYSES:
+            raise ApiError(429, "analysis_busy", "other games are being analysed; try again in a minute", retry_after=30)
+        start = room.state.game.new_initial_state() if room.row.start is None else room.state.game.state_from_position(room.row.start)
+        states, movers = [start.serialize()], [None]  # type: list[str], list[int | None]
+        for entry, after in room.state.replay_history():
+            states.append(after.serialize())
+            movers.append(entry.seat if entry.action >= 0 else None)  # a resignation or agreed draw is no move
+        job = {"status": "running", "evals": [None] * len(states), "movers": movers}
+        self._game_analyses[gid] = job
+        while len(self._game_analyses) > GAME_ANALYSIS_KEEP:  # the oldest finished ones go first
+            old = next((g for g, j in self._game_analyses.items() if j["status"] != "running"), None)
+            if old is None:
+                break
+            del self._game_analyses[old]
+        self._spawn(self._run_game_analysis(job, states))
+        return self.game_analysis(gid)
+
+    async def _run_game_analysis(self, job: dict, states: list[str]) -> None:
+        from ..ai.analysis import evaluate_serialized
+
+        try:
+            for i, s in enumerate(states):
+                async with self._analysis_slot:
+                    job["evals"][i] = await self._in_analysis_worker(evaluate_serialized, s)
+            job["status"] = "done"
+        except Exception:  # noqa: BLE001 (reported as failed; the log has it)
+            log.exception("game analysis failed")
+            job["status"] = "failed"
+
+    async def analyse(self, serialized: str, seconds: float, depth: int | None, iterations: int | None) -> dict:
+        """The analysis board's search (:func:`ringgames.ai.analysis.analyse_serialized`) in its own one-process
+        pool, one at a time: live games' computer moves (:attr:`pool`) never wait behind it. At most
+        :data:`ANALYSIS_QUEUE` requests wait for the slot; more are refused (429 analysis_busy)."""
+        from ..ai.analysis import analyse_serialized
+
+        if self._analysis_waiting >= ANALYSIS_QUEUE:
+            raise ApiError(429, "analysis_busy", "the analysis engine is busy; try again in a few seconds", retry_after=5)
+        self._analysis_waiting += 1
+        waiting = True
+        try:
+            async with self._analysis_slot:
+                self._analysis_waiting -= 1
+                waiting = False
+                return await self._in_analysis_worker(analyse_serialized, serialized, seconds, depth, iterations)
+        finally:
+            if waiting:  # cancelled (the client left) before its turn
+                self._analysis_waiting -= 1
 
     # -- loading ---------------------------------------------------------
     def _load(self, gid: str):

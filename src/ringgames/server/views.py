@@ -287,6 +287,49 @@ class Leaderboard(BaseModel):
     key: str
     players: list[LeaderboardEntry] = Field(..., description="best first")
     computers: list[ComputerRating] = Field(..., description="the computer levels' fixed ratings")
+class Alternative(BaseModel):
+    move: str = Field(..., description="the action, in the game's notation")
+    eval: list[float] = Field(..., description="after it: each seat's win probability (RINGS: expected score), in seat order")
+    score: float | None = Field(None, description="alpha-beta: the search's score for the seat to move (points)")
+    proven: str | None = Field(None, description="win or loss: proven by the search for the seat to move")
+    pv: list[str] = Field(..., description="the line that starts with it, in notation")
+
+
+class AnalysisView(BaseModel):
+    """The analysis of one position."""
+
+    game: str
+    variant: str | None
+    players: int
+    position: str = Field(..., description="the position analysed (a position string)")
+    seat_names: list[str]
+    to_move: int = Field(..., description="the seat to move")
+    search: str = Field(..., description="alphabeta (two players) or mcts (RINGS)")
+    depth: int | None = Field(None, description="alphabeta: the depth completed (turns)")
+    iterations: int | None = Field(None, description="mcts: the iterations run")
+    eval: list[float] = Field(..., description="each seat's win probability (RINGS: expected score, 0–1), in seat order")
+    score: float | None = Field(None, description="alphabeta: the score for the seat to move (points; null when proven)")
+    proven: str | None = Field(None, description="win or loss for the seat to move, proven by the search")
+    pv: list[str] = Field(..., description="the best line (principal variation), one action per entry, in notation")
+    pv_seats: list[int] = Field(..., description="the seat playing each action of the line")
+    pv_positions: list[str] = Field(..., description="the position after each action of the line")
+    alternatives: list[Alternative] = Field(..., description="the best other actions, best first, each with its evaluation")
+
+
+class Mistake(BaseModel):
+    ply: int = Field(..., description="the ply after which the seat that moved lost much of its evaluation")
+    seat: int
+    drop: float = Field(..., description="how much (win probability or expected score, 0–1)")
+
+
+class GameAnalysis(BaseModel):
+    """"Analyse this game": an evaluation after every ply, filled in the background."""
+
+    status: str = Field(..., description="none (not asked), running, done or failed")
+    done: int = Field(..., description="positions evaluated so far")
+    total: int = Field(..., description="positions to evaluate (the start and the position after each ply)")
+    evals: list[list[float] | None] = Field(..., description="per ply (0: the start): each seat's evaluation, null until done")
+    mistakes: list[Mistake] = Field(..., description="the plies where the mover's evaluation fell by 0.2 or more")
 
 
 #: what each error status means, for the OpenAPI description
@@ -300,7 +343,8 @@ ERROR_MEANING = {
     413: "The request is too large",
     422: "Well-formed but not acceptable: an illegal action, or a game/seat setup that the game does not allow; a weak "
          "password or a malformed username",
-    429: "Too many requests from this client (or failed logins for this username); try again later (Retry-After)",
+    429: "Too many requests from this client (or failed logins for this username), or the analysis engine is busy "
+         "(error analysis_busy); try again later (Retry-After)",
 }
 
 

@@ -8,7 +8,8 @@ async function list() {
     for (const g of games) rows.push(h("tr", {},
       h("td", {}, h("a", {href: `/game/${g.id}?replay`, "data-game": g.id}, `${g.game} ${tOr(`variant.${g.variant}`, g.variant)}`)),
       h("td", {}, g.seats.map(playerName).join(" – ")), h("td", {class: "result"}, resultText(g.result)),
-      h("td", {class: "plies"}, tn("archive.plies", g.ply)), h("td", {}, tOr(`source.${g.source}`, g.source))));
+      h("td", {class: "plies"}, tn("archive.plies", g.ply)), h("td", {}, tOr(`source.${g.source}`, g.source)),
+      h("td", {}, h("a", {href: `/analysis?from=${encodeURIComponent(g.id)}`, "data-analyse": g.id}, t("analysis.link")))));
   }
   $("games").replaceChildren(...rows);
 }

@@ -200,6 +200,9 @@ function render() {
     : tb && !over ? t("game.takeback_asked", {name: playerName(S.seats[tb.seat])})
     : over && next && MINE.length ? t("game.rematch_started") : "";
   $("record").href = `/api/games/${GID}/record`;
+  // the analysis board at the shown move: for a finished game, or a spectator (never for a player mid-game)
+  $("analyse-link").hidden = !(over || !MINE.length);
+  $("analyse-link").href = `/analysis?from=${encodeURIComponent(GID)}&ply=${shown}`;
   $("replaybar").hidden = !replay;
   if (replay) $("r-ply").textContent = `${replay.i}/${replay.positions.length - 1}`;
 }
