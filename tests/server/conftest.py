@@ -6,6 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from ringgames.server.app import create_app
+from ringgames.server.limits import Limits
 
 REPO = Path(__file__).resolve().parents[2]
 BOARDSPACE = REPO.parent / "shared" / "data" / "yinsh" / "boardspace-2005"
@@ -16,6 +17,23 @@ def client(tmp_path):
     app = create_app(f"sqlite:///{tmp_path / 'test.sqlite3'}", ai_workers=1, ai_delay=0)
     with TestClient(app) as c:
         yield c
+
+
+@pytest.fixture()
+def make_client(tmp_path):
+    """``make_client(ai_delay=0, **limits)``: a test client of an app with these limit settings (closed afterwards)."""
+    clients = []
+
+    def make(ai_delay: float = 0.0, **kw):
+        app = create_app(f"sqlite:///{tmp_path / f'l{len(clients)}.sqlite3'}", ai_workers=1, ai_delay=ai_delay,
+                         limits=Limits(**kw))
+        c = TestClient(app).__enter__()
+        clients.append(c)
+        return c
+
+    yield make
+    for c in clients:
+        c.__exit__(None, None, None)
 
 
 @pytest.fixture(scope="session")

@@ -6,27 +6,11 @@ import os
 import pytest
 from fastapi.testclient import TestClient
 
-from ringgames.server.app import create_app
 from ringgames.server.limits import Limits
 
 from .conftest import wait_for
 
 BOTS = {"game": "yinsh", "seats": [{"kind": "computer", "level": 0}, {"kind": "computer", "level": 0}]}
-
-
-@pytest.fixture()
-def make_client(tmp_path):
-    clients = []
-
-    def make(**kw):
-        app = create_app(f"sqlite:///{tmp_path / f'c{len(clients)}.sqlite3'}", ai_workers=1, ai_delay=0.05, limits=Limits(**kw))
-        c = TestClient(app).__enter__()
-        clients.append(c)
-        return c
-
-    yield make
-    for c in clients:
-        c.__exit__(None, None, None)
 
 
 def from_address(c: TestClient, address: str) -> None:
@@ -35,7 +19,7 @@ def from_address(c: TestClient, address: str) -> None:
 
 
 def test_computer_games_per_client_and_in_total(make_client):
-    c = make_client(computer_games_per_client=2, computer_games_total=3, computer_game_actions=10_000)
+    c = make_client(ai_delay=0.05, computer_games_per_client=2, computer_games_total=3, computer_game_actions=10_000)
     ids = []
     for _ in range(2):
         r = c.post("/api/games", json=BOTS)
@@ -71,7 +55,7 @@ def test_computer_games_per_client_and_in_total(make_client):
 
 
 def test_computer_game_stopped_by_its_creator_only(make_client):
-    c = make_client(computer_games_per_client=1, computer_game_actions=10_000)
+    c = make_client(ai_delay=0.05, computer_games_per_client=1, computer_game_actions=10_000)
     d = c.post("/api/games", json=BOTS).json()
     gid, creator = d["id"], d["creator_token"]
     c.cookies.clear()
@@ -89,7 +73,7 @@ def test_computer_game_stopped_by_its_creator_only(make_client):
 
 
 def test_computer_game_ends_in_a_draw_after_its_length_limit(make_client):
-    c = make_client(computer_game_actions=6)
+    c = make_client(ai_delay=0.05, computer_game_actions=6)
     gid = c.post("/api/games", json=BOTS).json()["id"]
     s = wait_for(lambda: (x := c.get(f"/api/games/{gid}").json())["status"] == "finished" and x, timeout=60)
     assert (s["ply"], s["result"], s["reason"], s["moves"][-1]["text"]) == (7, "draw", "action_limit", "action_limit")

@@ -4,33 +4,15 @@ import itertools
 import json
 
 import pytest
-from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 import ringgames
-from ringgames.server.app import create_app
 from ringgames.server.limits import MAX_SEATS, BodyLimitMiddleware, Limits
 
 from .aio import run
 from .conftest import two_humans
 
 MIB = 1024 * 1024
-
-
-@pytest.fixture()
-def make_client(tmp_path):
-    """``make_client(**limits)``: a test client of an app with these limit settings."""
-    clients = []
-
-    def make(**kw):
-        app = create_app(f"sqlite:///{tmp_path / f'l{len(clients)}.sqlite3'}", ai_workers=1, ai_delay=0, limits=Limits(**kw))
-        c = TestClient(app).__enter__()
-        clients.append(c)
-        return c
-
-    yield make
-    for c in clients:
-        c.__exit__(None, None, None)
 
 
 def game_count(c):
