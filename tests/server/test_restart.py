@@ -16,10 +16,7 @@ from .conftest import wait_for
 def db_url(request, tmp_path):
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'restart.sqlite3'}"
-    url = os.environ.get("RINGGAMES_TEST_POSTGRES")
-    if not url:
-        pytest.skip("set RINGGAMES_TEST_POSTGRES=postgresql://user@host:port/db to run this test on PostgreSQL too")
-    return url
+    return os.environ.get("RINGGAMES_TEST_POSTGRES") or request.getfixturevalue("postgres_url")
 
 
 def test_kill_and_restart_keeps_every_move(db_url, tmp_path):
