@@ -141,6 +141,81 @@ def test_play_random_equals_sampler_then_step(game, variant, players):
     assert fused.sample_random_actions().tolist() == looped.sample_random_actions().tolist()
 
 
+@pytest.mark.parametrize("game,variant,players", [("yinsh", None, None), ("yinsh", "blitz", None), ("rings", None, 2),
+                                                  ("rings", None, 5), ("gyges", None, None), ("gyges", "beginner", None)])
+def test_step_random_equals_sampler_then_step(game, variant, players):
+    # the one-call step draws the same actions from the same streams and plays them: the same
+    # actions, rewards, terminated flags and positions as sample_random_actions() then step()
+    b, n = 7, 300
+    one = BatchedEnv(game, b, variant=variant, players=players, seed=13)
+    two = BatchedEnv(game, b, variant=variant, players=players, seed=13)
+    if game == "gyges" and variant is None:
+        one._b.tables = gyges_batch.new_tables(b, 8)  # tiny tables: step_random grows them too
+    finished = 0
+    for k in range(n):
+        sampled = two.sample_random_actions()
+        r2, t2 = two.step(sampled, validate=False)
+        actions, r1, t1 = one.step_random()
+        assert actions.dtype == np.int32 and r1.dtype == np.float32 and t1.dtype == np.bool_
+        assert actions.tolist() == sampled.tolist(), k
+        assert np.array_equal(r1, r2) and t1.tolist() == t2.tolist(), k
+        assert np.array_equal(one.states, two.states), k
+        finished += int(t1.sum())
+        assert (r1[~t1] == 0).all()
+    assert finished >= 1, finished
+    if game == "gyges" and variant is None:
+        assert one._b.tables[0].shape[1] > 8
+    # the protocol path: the actions taken are legal, rewards and terminated are its returns, and
+    # each row's position is the protocol state's (a new game after each end)
+    env = BatchedEnv(game, b, variant=variant, players=players, seed=21)
+    g = load_game(game, variant, players)
+    states = [g.new_initial_state() for _ in range(b)]
+    for _ in range(60):
+        actions, rewards, terminated = env.step_random()
+        for i in range(b):
+            st = states[i]
+            assert int(actions[i]) in st.legal_actions()
+            st.apply_action(int(actions[i]))
+            assert st.is_terminal() == terminated[i]
+            if terminated[i]:
+                assert rewards[i].tolist() == pytest.approx(st.returns())
+                states[i] = st = g.new_initial_state()
+            assert env.position(i) == st.position() and np.array_equal(env.states[i], st.s)
+
+
+def test_step_random_seeds_and_threads():
+    numba = pytest.importorskip("numba")
+    runs = []
+    before = numba.get_num_threads()
+    try:
+        for threads in (1, before):
+            numba.set_num_threads(threads)
+            env = BatchedEnv("rings", 64, players=3, seed=4)
+            runs.append([env.step_random()[0].tolist() for _ in range(30)])
+    finally:
+        numba.set_num_threads(before)
+    assert runs[0] == runs[1]
+    env = BatchedEnv("rings", 64, players=3, seed=5)
+    assert [env.step_random()[0].tolist() for _ in range(30)] != runs[0]
+
+
+def test_step_random_is_uniform():
+    # 20,000 copies of one Gygès middle-game position: the first step_random draws are uniform
+    # over its legal moves (the kernel's rejection sampler on each row's own stream)
+    env = BatchedEnv("gyges", 20_000, seed=1)
+    for k in range(8):
+        env.step(np.full(env.batch_size, env.sample_random_actions(rng_seed=k)[0]), validate=False)
+    assert (env.states == env.states[0]).all()
+    legal = env.state(0).legal_actions()
+    draws = env.step_random()[0]
+    values, counts = np.unique(draws, return_counts=True)
+    assert values.tolist() == legal
+    expected = env.batch_size / len(legal)
+    chi2 = float(((counts - expected) ** 2 / expected).sum())
+    dof = len(legal) - 1
+    assert chi2 < dof + 6 * (2 * dof) ** 0.5, (chi2, dof)
+
+
 @pytest.mark.parametrize("game", ["gyges", "rings"])
 def test_sampler_is_uniform_over_the_legal_actions(game):
     # 20,000 copies of one middle-game position, one draw each (one stream per row): a Gygès
@@ -203,6 +278,14 @@ def test_illegal_and_malformed_actions_are_refused_with_nothing_played():
         BatchedEnv("rings", 0)
     with pytest.raises(IndexError):
         env.position(3)
+    for bad in (-1, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="num_steps"):
+            env.play_random(bad)
+    with pytest.raises(ValueError, match="shape"):
+        env.step(np.zeros((3, 1), dtype=np.int32))
+    with pytest.raises(ValueError, match="shape"):
+        env.step(np.int32(5))
+    assert np.array_equal(env.states, before)
 
 
 def _protocol_observation(state):

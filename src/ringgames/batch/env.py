@@ -46,6 +46,9 @@ class _Backend:
     def step(self, states, actions, template, rewards, terminated) -> None:
         self.mod.step(states, actions, template, rewards, terminated, self.nchunks)
 
+    def step_random(self, states, rng, template, actions, rewards, terminated) -> None:
+        self.mod.step_random(states, rng, template, actions, rewards, terminated, self.nchunks)
+
     def play(self, states, rng, template, num_steps, reward_sum, finished) -> None:
         self.mod.play(states, rng, template, num_steps, reward_sum, finished, self.nchunks)
 
@@ -124,6 +127,9 @@ class _Gyges(_Backend):
 
     def step(self, states, actions, template, rewards, terminated) -> None:
         gyges.step(states, *self.tables, actions, template, rewards, terminated, self.nchunks)
+
+    def step_random(self, states, rng, template, actions, rewards, terminated) -> None:
+        gyges.step_random(states, *self.tables, rng, template, actions, rewards, terminated, self.nchunks, *self.extra)
 
     def play(self, states, rng, template, num_steps, reward_sum, finished) -> None:
         done = 0
@@ -288,6 +294,20 @@ class BatchedEnv:
         out = np.empty(self.batch_size, dtype=np.int32)
         self._mod.sample(self._states, rng, out, self._nchunks, *self._b.extra)
         return out
+
+    def step_random(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One uniformly random legal step of every game: ``step(sample_random_actions(), validate=False)``
+        in one compiled call, which draws each game's action and plays it in one parallel pass
+        over the games (the same draws from the same streams, so the same actions, positions and
+        rewards). Returns ``(actions, rewards, terminated)``: the actions played (int32[B]) and
+        :meth:`step`'s two arrays; finished games are already reset.
+        """
+        actions = np.empty(self.batch_size, dtype=np.int32)
+        rewards = np.zeros((self.batch_size, self.num_players), dtype=np.float32)
+        terminated = np.empty(self.batch_size, dtype=np.bool_)
+        self._b.before_step(self._states)
+        self._b.step_random(self._states, self._rng, self._template, actions, rewards, terminated)
+        return actions, rewards, terminated
 
     def play_random(self, num_steps: int) -> tuple[np.ndarray, np.ndarray]:
         """``num_steps`` uniformly random steps of every game in one compiled call.

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import rng as _rng
 from ..games.gyges import board as _board
 from ..games.gyges import kernel as K
-from ..games.gyges.board import MOVE_BASE, NO_DROP, NUM_ARRANGEMENTS, PASS
 from ..games.gyges.board import NUM_ACTIONS as _NUM_ACTIONS
+from ..games.gyges.board import NUM_ARRANGEMENTS
 from ..jit import drop_stale_cache
 from . import _common
 from ._common import below, chunk_bounds, njit, pnjit, prange
 
 # numba's cache checks only this file: drop it when the kernel, its tables or the helpers change
-drop_stale_cache(__file__, K.__file__, _board.__file__, _common.__file__)
+drop_stale_cache(__file__, K.__file__, _board.__file__, _rng.__file__, _common.__file__)
 
 MAX_LEGAL = K.MAX_LEGAL
 NUM_ACTIONS = _NUM_ACTIONS
@@ -101,87 +102,23 @@ def _add_returns(s, i, rewards):
         rewards[i, 1 - w] -= 1.0
 
 
-@pnjit
-def step(states, keys, counts, tags, game, actions, template, rewards, terminated, nchunks):
-    """Play ``actions[i]`` (legal) on row i; finished rows get rewards, ``terminated`` and a reset."""
-    b = states.shape[0]
-    for c in prange(nchunks):
-        lo, hi = chunk_bounds(c, nchunks, b)
-        for i in range(lo, hi):
-            s = states[i]
-            K.apply_action(s, actions[i])
-            if s[K.PHASE] == K.PLAY:
-                _note(s, keys[i], counts[i], tags[i], game[i])
-            if K.is_over(s):
-                terminated[i] = True
-                _add_returns(s, i, rewards)
-                s[:] = template
-                game[i] += 1
+@njit
+def _draw(s, rng, i, starts, ends, reps, drops, exact, cnt, heads, links, nexts, st_sq, st_used):
+    """A uniformly random legal action of the row ``s`` (in progress) from stream i of ``rng``: an
+    arrangement in the setup, else the kernel's rejection sampler (:func:`~.kernel.random_move`,
+    the playouts' own) drawing from ``rng[i:i + 1]``, a one-element view of the row's stream,
+    by the draw rule of :mod:`ringgames.rng`."""
+    if s[K.PHASE] != K.PLAY:
+        return below(rng, i, NUM_ARRANGEMENTS)
+    return K.random_move(s, K.occupancy(s), s[K.SIDE], starts, ends, reps, drops, exact, cnt, rng[i:i + 1],
+                         heads, links, nexts, st_sq, st_used)
 
 
 @njit
-def _random_move(s, rng, i, occ, side, starts, ends, reps, drops, exact, cnt, heads, links, nexts, st_sq, st_used):
-    """:func:`~.kernel.random_move` drawing from stream i of ``rng`` instead of numba's global
-    generator: the same rejection sampler from the bounded targets, uniform over the legal moves."""
-    goal_row = WIDTH - 1 if side == 0 else 0
-    replace = s[K.REPLACE] != 0
-    for k in range(WIDTH):
-        r = k if side == 0 else WIDTH - 1 - k
-        if (occ & K.ROWS_UPTO[r] & K.ROWS_FROM[r]) == 0:
-            continue
-        n = 0
-        for col in range(WIDTH):
-            sq = r * WIDTH + col
-            v = s[sq]
-            if v == 0:
-                continue
-            lifted = occ & ~(np.int64(1) << sq)
-            e, p = K.reach_bound(s, lifted, sq, v, goal_row)
-            d = np.int64(0)
-            if p != 0 and replace:
-                d = K.drop_mask(lifted, side)
-            if d == 0:
-                p = np.int64(0)
-            starts[n] = sq
-            ends[n] = e
-            reps[n] = p
-            drops[n] = d
-            exact[n] = 0
-            n += 1
-        while True:
-            total = 0
-            for j in range(n):
-                cnt[j] = K.popcount(ends[j]) + K.popcount(reps[j]) * K.popcount(drops[j])
-                total += cnt[j]
-            if total == 0:
-                break  # no piece of this row can move: the next row
-            x = below(rng, i, total)
-            j = 0
-            while x >= cnt[j]:
-                x -= cnt[j]
-                j += 1
-            ne = K.popcount(ends[j])
-            base = MOVE_BASE + starts[j] * 37 * 37
-            if x < ne:
-                t = K.nth_bit(ends[j], x)
-                a = base + t * 37 + NO_DROP
-            else:
-                x -= ne
-                nd = K.popcount(drops[j])
-                t = K.nth_bit(reps[j], x // nd)
-                a = base + t * 37 + K.nth_bit(drops[j], x % nd)
-            if exact[j]:
-                return a
-            st = starts[j]
-            tb = np.int64(1) << t
-            e, p = K.search(s, occ & ~(np.int64(1) << st), st, s[st], 0, 0, goal_row, tb,
-                            heads, links, nexts, st_sq, st_used)
-            if ((e | p) & tb) != 0:
-                return a
-            ends[j] = e
-            reps[j] = p if drops[j] != 0 else np.int64(0)
-            exact[j] = 1
-    return PASS
+def _scratch():
+    """The six-entry scratch arrays of :func:`~.kernel.random_move` (one set per chunk)."""
+    return (np.empty(WIDTH, dtype=np.int32), np.empty(WIDTH, dtype=np.int64), np.empty(WIDTH, dtype=np.int64),
+            np.empty(WIDTH, dtype=np.int64), np.empty(WIDTH, dtype=np.int32), np.empty(WIDTH, dtype=np.int64))
 
 
 @pnjit
@@ -191,21 +128,57 @@ def sample(states, rng, out, nchunks, heads, links, nexts, st_sq, st_used):
     b = states.shape[0]
     for c in prange(nchunks):
         lo, hi = chunk_bounds(c, nchunks, b)
-        starts = np.empty(WIDTH, dtype=np.int32)
-        ends = np.empty(WIDTH, dtype=np.int64)
-        reps = np.empty(WIDTH, dtype=np.int64)
-        drops = np.empty(WIDTH, dtype=np.int64)
-        cnt = np.empty(WIDTH, dtype=np.int64)
-        exact = np.empty(WIDTH, dtype=np.int32)
+        starts, ends, reps, drops, exact, cnt = _scratch()
         for i in range(lo, hi):
             s = states[i]
             if K.is_over(s):
                 out[i] = -1
-            elif s[K.PHASE] != K.PLAY:
-                out[i] = below(rng, i, NUM_ARRANGEMENTS)
             else:
-                out[i] = _random_move(s, rng, i, K.occupancy(s), s[K.SIDE], starts, ends, reps, drops, exact, cnt,
-                                      heads[c], links[c], nexts[c], st_sq[c], st_used[c])
+                out[i] = _draw(s, rng, i, starts, ends, reps, drops, exact, cnt,
+                               heads[c], links[c], nexts[c], st_sq[c], st_used[c])
+
+
+@njit
+def _play(s, a, keys, counts, tags, game, i, template, rewards):
+    """Play the legal action ``a`` on row i (``s``), count its position, and on a finished game add
+    the returns to ``rewards[i]`` and reset the row; returns whether the game finished."""
+    K.apply_action(s, a)
+    if s[K.PHASE] == K.PLAY:
+        _note(s, keys[i], counts[i], tags[i], game[i])
+    if K.is_over(s):
+        _add_returns(s, i, rewards)
+        s[:] = template
+        game[i] += 1
+        return True
+    return False
+
+
+@pnjit
+def step(states, keys, counts, tags, game, actions, template, rewards, terminated, nchunks):
+    """Play ``actions[i]`` (legal) on row i; finished rows get rewards, ``terminated`` and a reset."""
+    b = states.shape[0]
+    for c in prange(nchunks):
+        lo, hi = chunk_bounds(c, nchunks, b)
+        for i in range(lo, hi):
+            if _play(states[i], actions[i], keys, counts, tags, game, i, template, rewards):
+                terminated[i] = True
+
+
+@pnjit
+def step_random(states, keys, counts, tags, game, rng, template, actions, rewards, terminated, nchunks,
+                heads, links, nexts, st_sq, st_used):
+    """:func:`sample` then :func:`step` in one parallel region and one pass over the rows (the same
+    draws, states and rewards); the actions played go into ``actions``. The tables must have room
+    for one more position in every row."""
+    b = states.shape[0]
+    for c in prange(nchunks):
+        lo, hi = chunk_bounds(c, nchunks, b)
+        starts, ends, reps, drops, exact, cnt = _scratch()
+        for i in range(lo, hi):
+            s = states[i]
+            a = _draw(s, rng, i, starts, ends, reps, drops, exact, cnt, heads[c], links[c], nexts[c], st_sq[c], st_used[c])
+            actions[i] = a
+            terminated[i] = _play(s, a, keys, counts, tags, game, i, template, rewards)
 
 
 @pnjit
@@ -217,28 +190,14 @@ def play(states, keys, counts, tags, game, rng, template, num_steps, reward_sum,
     b = states.shape[0]
     for c in prange(nchunks):
         lo, hi = chunk_bounds(c, nchunks, b)
-        starts = np.empty(WIDTH, dtype=np.int32)
-        ends = np.empty(WIDTH, dtype=np.int64)
-        reps = np.empty(WIDTH, dtype=np.int64)
-        drops = np.empty(WIDTH, dtype=np.int64)
-        cnt = np.empty(WIDTH, dtype=np.int64)
-        exact = np.empty(WIDTH, dtype=np.int32)
+        starts, ends, reps, drops, exact, cnt = _scratch()
         for i in range(lo, hi):
             s = states[i]
             for _ in range(num_steps):
-                if s[K.PHASE] != K.PLAY:
-                    a = below(rng, i, NUM_ARRANGEMENTS)
-                else:
-                    a = _random_move(s, rng, i, K.occupancy(s), s[K.SIDE], starts, ends, reps, drops, exact, cnt,
-                                     heads[c], links[c], nexts[c], st_sq[c], st_used[c])
-                K.apply_action(s, a)
-                if s[K.PHASE] == K.PLAY:
-                    _note(s, keys[i], counts[i], tags[i], game[i])
-                if K.is_over(s):
+                a = _draw(s, rng, i, starts, ends, reps, drops, exact, cnt,
+                          heads[c], links[c], nexts[c], st_sq[c], st_used[c])
+                if _play(s, a, keys, counts, tags, game, i, template, reward_sum):
                     finished[i] += 1
-                    _add_returns(s, i, reward_sum)
-                    s[:] = template
-                    game[i] += 1
 
 
 @pnjit

@@ -149,6 +149,30 @@ def illegal(states, actions, bad, nchunks):
             bad[i] = not _is_legal(states[i], actions[i])
 
 
+@njit
+def _random_step(s, rng, i, template, rewards):
+    """Draw a uniformly random legal action of row i (stream i), play it, and on a finished
+    game add the returns to ``rewards[i]`` and reset the row; returns ``(action, finished)``."""
+    a = _draw(s, rng, i)
+    K.apply_action(s, a)
+    if K.is_over(s):
+        _add_returns(s, i, rewards)
+        s[:] = template
+        return a, True
+    return a, False
+
+
+@pnjit
+def step_random(states, rng, template, actions, rewards, terminated, nchunks):
+    """:func:`sample` then :func:`step` in one parallel region and one pass over the rows (the same
+    draws, states and rewards); the actions played go into ``actions``."""
+    b = states.shape[0]
+    for c in prange(nchunks):
+        lo, hi = chunk_bounds(c, nchunks, b)
+        for i in range(lo, hi):
+            actions[i], terminated[i] = _random_step(states[i], rng, i, template, rewards)
+
+
 @pnjit
 def play(states, rng, template, num_steps, reward_sum, finished, nchunks):
     """``num_steps`` rounds of :func:`sample` then :func:`step` in one call, row by row (see
@@ -159,8 +183,5 @@ def play(states, rng, template, num_steps, reward_sum, finished, nchunks):
         for i in range(lo, hi):
             s = states[i]
             for _ in range(num_steps):
-                K.apply_action(s, _draw(s, rng, i))
-                if K.is_over(s):
+                if _random_step(s, rng, i, template, reward_sum)[1]:
                     finished[i] += 1
-                    _add_returns(s, i, reward_sum)
-                    s[:] = template

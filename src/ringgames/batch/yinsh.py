@@ -106,6 +106,32 @@ def illegal(states, actions, bad, nchunks):
             bad[i] = not ok
 
 
+@njit
+def _random_step(s, rng, i, buf, template, rewards):
+    """Draw a uniformly random legal action of row i (stream i), play it, and on a finished
+    game add the returns to ``rewards[i]`` and reset the row; returns ``(action, finished)``."""
+    n = K.gen_actions(s, buf, False)
+    a = buf[below(rng, i, n)]
+    K.apply_action(s, a)
+    if s[K.WINNER] != K.ONGOING:
+        _add_returns(s, i, rewards)
+        s[:] = template
+        return a, True
+    return a, False
+
+
+@pnjit
+def step_random(states, rng, template, actions, rewards, terminated, nchunks):
+    """:func:`sample` then :func:`step` in one parallel region and one pass over the rows (the same
+    draws, states and rewards); the actions played go into ``actions``."""
+    b = states.shape[0]
+    for c in prange(nchunks):
+        lo, hi = chunk_bounds(c, nchunks, b)
+        buf = np.empty(MAX_LEGAL, dtype=np.int32)
+        for i in range(lo, hi):
+            actions[i], terminated[i] = _random_step(states[i], rng, i, buf, template, rewards)
+
+
 @pnjit
 def play(states, rng, template, num_steps, reward_sum, finished, nchunks):
     """``num_steps`` random steps of every row in one call: the same as ``num_steps`` rounds of
@@ -119,9 +145,5 @@ def play(states, rng, template, num_steps, reward_sum, finished, nchunks):
         for i in range(lo, hi):
             s = states[i]
             for _ in range(num_steps):
-                n = K.gen_actions(s, buf, False)
-                K.apply_action(s, buf[below(rng, i, n)])
-                if s[K.WINNER] != K.ONGOING:
+                if _random_step(s, rng, i, buf, template, reward_sum)[1]:
                     finished[i] += 1
-                    _add_returns(s, i, reward_sum)
-                    s[:] = template
