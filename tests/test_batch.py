@@ -359,9 +359,11 @@ def test_bench_batch_cli_gives_one_json_object_per_game():
     assert len(lines) == 1
     row = json.loads(lines[0])
     assert row["game"] == "rings" and row["batch_size"] == 8 and row["players"] == 2
-    for key in ("batch", "single_thread", "two_threads", "validated", "mask_obs", "fused", "protocol"):
+    for key in ("batch", "single_thread", "two_threads", "two_call", "validated", "mask_obs", "fused", "protocol"):
         assert len(row[f"{key}_runs"]) == 2 and min(row[f"{key}_runs"]) > 0
     assert row["batch_steps_per_s"] == max(row["batch_runs"])
+    assert row["two_call_steps_per_s"] == max(row["two_call_runs"])
+    assert abs(row["one_call_ratio"] - row["batch_steps_per_s"] / row["two_call_steps_per_s"]) <= 0.0051
     assert abs(row["ratio_to_protocol"] - row["batch_steps_per_s"] / row["protocol_steps_per_s"]) <= 0.051  # 1 decimal
     assert row["observation_shape"] == [40, 23, 24] and row["num_actions"] == 309
     assert min(row["batch_steps_per_cpu_s"], row["single_thread_steps_per_cpu_s"], row["protocol_steps_per_cpu_s"]) > 0

@@ -201,13 +201,16 @@ def bench_batch(name: str, batch_size: int = 1024, seconds: float = 1.0, repeats
     turns so that other load on the machine spreads over all of them; ``*_runs`` hold every run,
     the plain keys the best:
 
-    * ``batch_steps_per_s``: ``env.step(env.sample_random_actions(), validate=False)`` on
-      ``batch_size`` games, all of numba's threads (``threads``);
+    * ``batch_steps_per_s``: ``env.step_random()`` (sampler and step in one compiled call, one
+      call per step of the batch) on ``batch_size`` games, all of numba's threads (``threads``);
+    * ``two_call_steps_per_s``: the same steps as two calls,
+      ``env.step(env.sample_random_actions(), validate=False)``, and ``one_call_ratio`` =
+      ``batch_steps_per_s`` / ``two_call_steps_per_s``;
     * ``single_thread_steps_per_s``: the same on one thread (``numba.set_num_threads(1)``), and
       ``scaling`` = best with ``min(2, threads)`` threads / best with one (``scaling_threads``);
     * ``validated_steps_per_s``: with ``validate=True`` (every action checked against the rules);
-    * ``mask_obs_steps_per_s``: the same loop that also materialises ``legal_action_mask()`` and
-      ``observation()`` every step (into buffers allocated once: ``out=``);
+    * ``mask_obs_steps_per_s``: the ``step_random()`` loop that also materialises
+      ``legal_action_mask()`` and ``observation()`` every step (into buffers allocated once: ``out=``);
     * ``fused_steps_per_s``: ``env.play_random(k)`` (the same steps in one compiled call per k);
     * ``protocol_steps_per_s``: one protocol state, ``legal_actions()`` + ``apply_action()`` with
       Python's ``random``, in the same minutes; ``ratio_to_protocol`` = batch / protocol;
@@ -226,6 +229,9 @@ def bench_batch(name: str, batch_size: int = 1024, seconds: float = 1.0, repeats
     two = min(2, threads)
 
     def plain():
+        env.step_random()
+
+    def two_calls():
         env.step(env.sample_random_actions(), validate=False)
 
     def validated():
@@ -237,7 +243,7 @@ def bench_batch(name: str, batch_size: int = 1024, seconds: float = 1.0, repeats
     def mask_obs():
         env.legal_action_mask(out=mask_buf)
         env.observation(out=obs_buf)
-        env.step(env.sample_random_actions(), validate=False)
+        env.step_random()
 
     k = 16
 
@@ -248,6 +254,7 @@ def bench_batch(name: str, batch_size: int = 1024, seconds: float = 1.0, repeats
         "batch": (plain, threads, 1),
         "single_thread": (plain, 1, 1),
         "two_threads": (plain, two, 1),
+        "two_call": (two_calls, threads, 1),
         "validated": (validated, threads, 1),
         "mask_obs": (mask_obs, threads, 1),
         "fused": (fused, threads, k),
@@ -279,6 +286,8 @@ def bench_batch(name: str, batch_size: int = 1024, seconds: float = 1.0, repeats
         "single_thread_steps_per_s": round(best["single_thread"]),
         "scaling_threads": two,
         "scaling": round(best["two_threads"] / best["single_thread"], 2),
+        "two_call_steps_per_s": round(best["two_call"]),
+        "one_call_ratio": round(best["batch"] / best["two_call"], 2),
         "validated_steps_per_s": round(best["validated"]),
         "mask_obs_steps_per_s": round(best["mask_obs"]),
         "fused_steps_per_s": round(best["fused"]),
@@ -309,7 +318,8 @@ def format_batch_row(row: dict) -> str:
             f"({row['threading_layer']}), random-agent steps/s, best of {row['repeats']} x {row['seconds']} s:")
     return "\n".join([
         head,
-        f"  sampler -> step          {spread('batch')}",
+        f"  step_random (one call)   {spread('batch')}",
+        f"  sampler, step (2 calls)  {spread('two_call')}; one call / two x{row['one_call_ratio']}",
         f"  one thread               {spread('single_thread')}; scaling 1 -> {row['scaling_threads']} threads x{row['scaling']}",
         f"  validated step           {spread('validated')}",
         f"  + mask + observation     {spread('mask_obs')}",
