@@ -3,7 +3,8 @@
 :class:`BatchedEnv` keeps B positions of one game as rows of one ``int32`` array (the
 rules kernels' own arrays) and steps them all in one compiled call split over numba's
 threads, with auto-reset of finished games, dense legal masks, observation planes (those
-of ``State.observation_tensor``) and a sampler of uniformly random legal actions.
+of ``State.observation_tensor``) and a sampler of uniformly random legal actions, alone or
+fused with the step (``step_random``: one compiled call per step of random agents).
 ``docs/research.md, *Batched simulation*`` has the API, the Gygès action-space choice and the figures
 (``ringgames bench --batch``).
 
