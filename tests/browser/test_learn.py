@@ -78,3 +78,18 @@ def test_rules_page_draws_its_diagrams(server, page_factory, game):
     page.locator("figure.diagram").first.screenshot(path=str(SHOTS / f"diagram-{game}.png"))
     assert page.locator(f'a[href="/learn/{game}/1"]').count() == 1 and page.locator('header a[href="/learn"]').count() == 1
     assert not page.errors
+
+
+@pytest.mark.parametrize(("path", "lang"), [("/learn", "ru"), ("/learn/gyges/2", "cs"), ("/learn/rings/4", "sr"),
+                                            ("/rules/yinsh", "sr-Latn")])
+def test_learn_pages_leave_no_english_in_other_languages(server, page_factory, path, lang):
+    from .test_i18n import english_left
+
+    page = page_factory()
+    page.goto(f"{server.url}{path}?lang={lang}")
+    page.wait_for_load_state("networkidle")
+    if path.startswith("/learn/"):
+        page.wait_for_selector("#board [data-pt].target")
+        page.click("#show-hint")
+    assert english_left(page, lang) == []
+    assert not page.errors
