@@ -4,6 +4,8 @@ diagrams with the game page's board code."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ringgames.server import learn
@@ -92,4 +94,33 @@ def test_learn_pages_leave_no_english_in_other_languages(server, page_factory, p
         page.wait_for_selector("#board [data-pt].target")
         page.click("#show-hint")
     assert english_left(page, lang) == []
+    assert not page.errors
+
+
+def clicks_for(game, action):
+    """The board clicks that play ``action``: a YINSH move or row by its two ends, a Gygès move by its start, its end
+    and the drop square, a RINGS conversion on the circle."""
+    if game == "rings":
+        return [f'[data-circle="{action[1:]}"]'] if action.startswith("x") else [f'[data-pt="{action}"]']
+    if game == "gyges":
+        m = re.fullmatch(r"([a-f][1-6])(?:-[a-f][1-6])*-(G|[a-f][1-6])(?:\(([a-f][1-6])\))?", action)
+        assert m, action
+        return [f'[data-pt="{p}"]' for p in m.groups() if p]
+    return [f'[data-pt="{p}"]' for p in action.lstrip("x").split("-")]
+
+
+@pytest.mark.parametrize(("game", "n"), [(g, les.n) for g, ls in learn.LESSONS.items() for les in ls])
+def test_every_lesson_can_be_solved_on_the_board(server, page_factory, game, n):
+    les = learn.lesson(game, n)
+    page = page_factory()
+    page.goto(f"{server.url}/learn/{game}/{n}")
+    page.wait_for_selector("#board .target")
+    for i, action in enumerate(les.solution):
+        for sel in clicks_for(game, action):
+            if page.evaluate("() => LS.actions.length") > i:
+                break  # one click was enough (a YINSH row with a single way to remove it)
+            page.locator(f"#board {sel}").first.click()
+        page.wait_for_function(f"() => LS.actions.length === {i + 1} && !LS.busy")
+    wait_state(page, "done")
+    assert page.evaluate("() => LS.turn") == list(les.solution)
     assert not page.errors
