@@ -190,6 +190,9 @@ def test_every_key_the_pages_use_exists_and_every_key_is_used():
     for src in sources:
         used |= set(re.findall(r"\b(?:t|tn|tOr)\(\s*[\"'`]([a-z0-9_]+(?:\.[a-z0-9_]+)+)[\"'`]", src))
         used |= set(re.findall(r"[\"']((?:gyges|setup|action|game|phase)\.[a-z_.]+)[\"']", src))  # keys held in variables
+    from ringgames.server import learn  # the lessons' texts and the diagrams' captions: keys held in server/learn.py
+    used |= {les.key(part) for ls in learn.LESSONS.values() for les in ls for part in ("title", "task", "hint", "done")}
+    used |= {d.caption for ds in learn.DIAGRAMS.values() for d in ds}
     en = i18n.messages("en")
     assert used and not sorted(used - set(en)), sorted(used - set(en))
     families = ("seat.", "variant.", "reason.", "result.", "source.", "summary.", "kind.", "error.", "phase.yinsh.")

@@ -41,6 +41,9 @@ OPERATIONS = {
     ("post", "/api/games/{gid}/analysis"): ("start_game_analysis", {200, 400, 403, 404, 413, 429}),
     ("get", "/api/games/{gid}/analysis"): ("get_game_analysis", {200, 400, 404}),
     ("post", "/api/analysis"): ("analyse_position", {200, 400, 403, 413, 422, 429}),
+    ("get", "/api/learn"): ("list_lessons", {200}),
+    ("get", "/api/learn/{game}/{n}"): ("get_lesson", {200, 400, 404}),
+    ("post", "/api/learn/{game}/{n}/check"): ("check_lesson", {200, 400, 403, 404, 413, 422}),
 }
 
 

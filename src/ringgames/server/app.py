@@ -17,7 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import GAMES, game_class, load_game
-from . import api, live
+from . import api, learn, live
 from . import limits as _limits
 from .errors import ApiError, describe_validation_errors
 from .headers import SecurityHeaders
@@ -120,6 +120,7 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     _limits.install(app, settings)
     app.add_middleware(SecurityHeaders)  # outermost: refusals by the limits (413, 429) carry the headers too
     app.include_router(api.router)
+    app.include_router(learn.router)
     default_openapi = app.openapi
 
     def openapi() -> dict:  # malformed requests are answered 400 (above), never FastAPI's default 422
@@ -194,7 +195,24 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     async def rules(request: Request, game: str):
         if not re.fullmatch(r"[a-z]+", game) or game not in GAMES:
             raise ApiError(404, "unknown_game", f"no rules page for {game!r}")
-        return await page(request, f"rules-{game}.html")
+        return await page(request, f"rules-{game}.html", diagrams={d["name"]: d for d in learn.drawn(game)})
+
+    @app.get("/learn", include_in_schema=False)
+    async def learn_index(request: Request):
+        games = [{"name": g, "title": game_class(g).title, "lessons": ls} for g, ls in learn.LESSONS.items()]
+        return await page(request, "learn.html", games=games)
+
+    @app.get("/learn/{game}/{n}", include_in_schema=False)
+    async def lesson_page(request: Request, game: str, n: str):
+        if not re.fullmatch(r"[a-z]{1,16}", game) or not re.fullmatch(r"[0-9]{1,2}", n):
+            return not_found_page(request)
+        les = learn.lesson(game, int(n))  # ApiError 404: the 404 page
+        count = len(learn.LESSONS[game])
+        state = learn.start_state(les)
+        data = {"game": game, "n": les.n, "position": les.position, "seat": state.current_player(),
+                "legal": [state.action_to_string(a) for a in state.legal_actions()]}
+        return await page(request, "lesson.html", lesson=data, les=les, count=count,
+                          next=f"/learn/{game}/{les.n + 1}" if les.n < count else "/learn")
 
     @app.get("/healthz", include_in_schema=False)
     async def health():

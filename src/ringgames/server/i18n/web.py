@@ -46,8 +46,10 @@ def request_language(request: Request, profile: str | None = None) -> str:
 @cache
 def _browser_catalog(lang: str) -> dict[str, Any]:
     cat = client_catalog(lang)
-    # the rules paragraphs are rendered by the server; the browser needs the rest
-    cat["messages"] = {k: v for k, v in cat["messages"].items() if not k.startswith("rules.")}
+    # the rules paragraphs, the diagrams' captions and the lessons' texts are rendered by the server; the browser
+    # needs the rest
+    server_only = ("rules.", "diagram.", "learn.yinsh.", "learn.gyges.", "learn.rings.")
+    cat["messages"] = {k: v for k, v in cat["messages"].items() if not k.startswith(server_only)}
     return cat
 
 
