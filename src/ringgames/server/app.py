@@ -17,7 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import GAMES, game_class, load_game
-from . import api, live
+from . import api, live, tv
 from . import limits as _limits
 from .errors import ApiError, describe_validation_errors
 from .headers import SecurityHeaders
@@ -120,6 +120,7 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     _limits.install(app, settings)
     app.add_middleware(SecurityHeaders)  # outermost: refusals by the limits (413, 429) carry the headers too
     app.include_router(api.router)
+    app.include_router(tv.router)
     default_openapi = app.openapi
 
     def openapi() -> dict:  # malformed requests are answered 400 (above), never FastAPI's default 422
