@@ -73,6 +73,17 @@ def start_positions() -> dict[str, dict[str, dict[int, str]]]:
     return out
 
 
+@functools.cache
+def lobby_cards() -> list[dict[str, str]]:
+    """The lobby's game cards: each game's name, title and start position (standard variant, fewest players)."""
+    out = []
+    for name in GAMES:
+        cls = game_class(name)
+        out.append({"game": name, "title": cls.title,
+                    "position": start_positions()[name][cls.variants[0]][cls.player_range[0]]})
+    return out
+
+
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
                behind_https: bool = False, limits: _limits.Limits | None = None, password_hasher=None) -> FastAPI:
     """The site. ``allowed_origins``: other origins whose pages may use the API and WebSockets (the site's own
@@ -153,7 +164,7 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
 
     @app.get("/", include_in_schema=False)
     async def lobby(request: Request):
-        return await page(request, "index.html")
+        return await page(request, "index.html", cards=lobby_cards())
 
     @app.get("/game/{gid}", include_in_schema=False)
     async def game_page(request: Request, gid: str):
