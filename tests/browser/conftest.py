@@ -104,6 +104,13 @@ def page_factory(browser):
     assert not violations, f"Content-Security-Policy violations: {violations[:5]}"
 
 
+def open_create_form(page, url):
+    """Opens the lobby at ``url`` (the site's root, with any query) with the full form unfolded ("more options",
+    ``/#create``) and waits for its seat table."""
+    page.goto(url.split("#")[0] + "#create")
+    page.wait_for_selector("#kind-1")
+
+
 def shot(page, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.locator("#board").screenshot(path=str(SHOTS / f"{name}-board.png"))

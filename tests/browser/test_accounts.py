@@ -1,7 +1,7 @@
 """Accounts in the browser: sign up on /login, the header's account links, a rated game against the computer,
 the player page (ratings, the drawn rating history, games), log out, and a login error in Czech."""
 
-from .conftest import SHOTS
+from .conftest import SHOTS, open_create_form
 
 PASSWORD = "ring-Stones-42"
 
@@ -14,6 +14,8 @@ def test_sign_up_play_rated_see_the_player_page_and_log_out(server, page_factory
     page.click("#signup-btn")
     page.wait_for_url(server.url + "/")
     assert page.locator("#me").inner_text() == "Browsy"
+    assert not page.locator("#rated").is_visible()  # folded under "more options" on the lobby
+    page.click("#create summary")
     assert page.locator("#rated").is_visible()  # the lobby offers rated games to logged-in players
     assert page.locator("#my-turn-count").inner_text() == "0"
 
@@ -95,11 +97,11 @@ def test_the_tab_title_and_icon_say_when_it_is_my_move(server, page_factory):
 
 
 def sign_up_in(page, server, name):
-    page.goto(server.url + "/?lang=en")
+    page.goto(server.url + "/archive?lang=en")  # not the lobby: opening it below must load it anew, logged in
     status = page.evaluate(f"""async () => (await fetch("/api/account", {{method: "POST", credentials: "same-origin",
         headers: {{"Content-Type": "application/json"}}, body: JSON.stringify({{username: "{name}", password: "{PASSWORD}"}})}})).status""")
     assert status == 201
-    page.goto(server.url + "/?lang=en")
+    open_create_form(page, server.url + "/?lang=en")  # the seek takes the form's game and "rated"
 
 
 MOVE_IF_MINE = """async ([gid, action]) => {

@@ -9,7 +9,7 @@ import httpx
 import ringgames
 from ringgames.records import Record
 
-from .conftest import game_state
+from .conftest import game_state, open_create_form
 
 
 def finished(game, players=2, seed=1, **kw):
@@ -38,8 +38,7 @@ def summary_at(s, ply):
 
 def test_lobby_shows_a_level_only_for_computer_seats(server, page_factory):
     page = page_factory()
-    page.goto(server.url + "/")
-    page.wait_for_selector("#kind-1")
+    open_create_form(page, server.url + "/")
     assert page.locator("#level-l-0").is_hidden() and page.locator("#level-l-1").is_visible()  # me / computer
     page.select_option("#kind-1", "invite")
     assert page.locator("#level-l-1").is_hidden()

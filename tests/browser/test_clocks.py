@@ -5,6 +5,7 @@ import re
 
 import httpx
 
+from .conftest import open_create_form
 from .test_features import watch_dialogs
 
 
@@ -13,8 +14,7 @@ def clocked_game(page_factory, server, tc, minutes=None, increment=None):
     Bob opens the link in another browser context."""
     ann = page_factory()
     watch_dialogs(ann)
-    ann.goto(server.url + "/")
-    ann.wait_for_selector("#kind-1")
+    open_create_form(ann, server.url + "/")
     assert ann.input_value("#tc") == ""  # no clock is the default
     ann.fill("#myname", "Ann")
     ann.select_option("#tc", tc)
@@ -61,8 +61,7 @@ def test_lobby_presets_and_correspondence(server, page_factory):
     assert re.fullmatch(r"5\+3 · 4:5\d left to move", row.locator("td").last.inner_text())
     # correspondence: days per move, shown in days and hours
     page = page_factory()
-    page.goto(server.url + "/")
-    page.wait_for_selector("#kind-1")
+    open_create_form(page, server.url + "/")
     page.select_option("#tc", "days:3")
     page.select_option("#kind-1", "me")
     page.click("#create-btn")

@@ -6,7 +6,7 @@ import re
 import ringgames
 from ringgames.records import Record
 
-from .conftest import SHOTS, game_state, shot
+from .conftest import SHOTS, game_state, open_create_form, shot
 
 NASTY_NAME = '<img src=x onerror=window.__pwned=1>Ann'
 NASTY_CHAT = '<script>window.__pwned=2</script><b onmouseover="alert(3)">hi</b>'
@@ -23,8 +23,7 @@ def two_humans(page_factory, server, game="yinsh", name="Ann", friend="Bob", set
     """Ann creates a game with an invite seat; Bob opens the link in a second browser context."""
     ann = page_factory()
     watch_dialogs(ann)
-    ann.goto(server.url + "/")
-    ann.wait_for_selector("#kind-1")
+    open_create_form(ann, server.url + "/")
     ann.fill("#myname", name)
     ann.select_option("#game", game)
     if setup:
@@ -147,8 +146,7 @@ def test_resign_then_play_again_brings_both_players_to_the_new_game(server, page
 
 def test_rings_convert_all(server, page_factory):
     page = page_factory()
-    page.goto(server.url + "/")
-    page.wait_for_selector("#kind-1")
+    open_create_form(page, server.url + "/")
     page.select_option("#game", "rings")
     page.select_option("#players", "2")
     page.select_option("#kind-1", "me")
@@ -292,8 +290,7 @@ def test_phone_sized_screen(server, page_factory, boardspace_files):
     assert no_horizontal_scroll(page), page.evaluate("document.scrollingElement.scrollWidth")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "phone-replay.png"), full_page=True)
-    page.goto(server.url + "/")
-    page.wait_for_selector("#kind-1")
+    open_create_form(page, server.url + "/")
     page.select_option("#game", "rings")
     page.select_option("#players", "6")  # the widest seat table
     assert page.locator("#kind-5").is_visible()

@@ -12,7 +12,7 @@ import ringgames
 from ringgames.records import Record
 from ringgames.server import i18n
 
-from .conftest import SHOTS, csp_violations, game_state
+from .conftest import SHOTS, csp_violations, game_state, open_create_form
 
 WORD = re.compile(r"[^\W\d_]+")
 #: words that are the same in every language: game names, the site's name, file formats, "API"
@@ -67,8 +67,7 @@ def english_left(page, lang):
 def test_first_turns_of_a_game_in_each_language(server, page_factory, lang):
     msg = i18n.messages(lang)
     page = page_factory()
-    page.goto(f"{server.url}/?lang={lang}")
-    page.wait_for_selector("#kind-1")
+    open_create_form(page, f"{server.url}/?lang={lang}")
     assert page.get_attribute("html", "lang") == lang
     page.fill("#myname", PLAYER[lang])
     page.select_option("#kind-1", "computer")

@@ -4,7 +4,7 @@ import re
 
 import ringgames
 
-from .conftest import game_state, shot, wait_ply
+from .conftest import game_state, open_create_form, shot, wait_ply
 
 
 def click_pt(page, name):
@@ -40,8 +40,7 @@ def choose_yinsh(st):
 
 def test_yinsh_against_the_computer_until_a_row_is_removed(server, page_factory):
     page = page_factory()
-    page.goto(server.url + "/")
-    page.wait_for_selector("#kind-1")
+    open_create_form(page, server.url + "/")
     page.fill("#myname", '<img src=x onerror="window.__pwned=1">')
     page.select_option("#kind-1", "computer")
     page.fill("#level-1", "1")
@@ -75,8 +74,7 @@ def test_yinsh_against_the_computer_until_a_row_is_removed(server, page_factory)
 
 def test_gyges_two_players_through_the_invite_link(server, page_factory):
     south = page_factory()
-    south.goto(server.url + "/")
-    south.wait_for_selector("#kind-1")
+    open_create_form(south, server.url + "/")
     south.select_option("#game", "gyges")
     south.select_option("#setup", "preset")
     south.select_option("#kind-1", "invite")
@@ -131,8 +129,7 @@ def test_gyges_two_players_through_the_invite_link(server, page_factory):
 
 def test_rings_three_players_hot_seat_with_a_conversion(server, page_factory):
     page = page_factory()
-    page.goto(server.url + "/")
-    page.wait_for_selector("#kind-1")
+    open_create_form(page, server.url + "/")
     page.select_option("#game", "rings")
     page.select_option("#players", "3")
     for i in range(3):

@@ -4,7 +4,7 @@ import re
 
 from ringgames.server.testing import ServerProcess
 
-from .conftest import game_state, shot, wait_ply
+from .conftest import game_state, open_create_form, shot, wait_ply
 
 
 def test_page_reconnects_after_a_server_restart(tmp_path, page_factory):
@@ -13,8 +13,7 @@ def test_page_reconnects_after_a_server_restart(tmp_path, page_factory):
     port = srv.port
     try:
         page = page_factory()
-        page.goto(srv.url + "/")
-        page.wait_for_selector("#kind-1")
+        open_create_form(page, srv.url + "/")
         page.select_option("#kind-1", "me")  # hot seat: both seats in this browser
         page.click("#create-btn")
         page.wait_for_url(re.compile(r"/game/\w+$"))

@@ -7,6 +7,7 @@ from .conftest import as_stranger, two_humans
 
 OPERATIONS = {
     ("get", "/api/meta"): ("get_meta", {200}),
+    ("get", "/api/tv"): ("get_tv", {200}),
     ("get", "/api/games"): ("list_games", {200, 400}),
     ("post", "/api/games"): ("create_game", {201, 400, 401, 403, 413, 422, 429}),
     ("get", "/api/games/{gid}"): ("get_game", {200, 400, 404}),

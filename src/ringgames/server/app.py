@@ -17,7 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import GAMES, game_class, load_game
-from . import api, learn, live
+from . import api, learn, live, tv
 from . import limits as _limits
 from .errors import ApiError, describe_validation_errors
 from .headers import SecurityHeaders
@@ -73,6 +73,17 @@ def start_positions() -> dict[str, dict[str, dict[int, str]]]:
     return out
 
 
+@functools.cache
+def lobby_cards() -> list[dict[str, str]]:
+    """The lobby's game cards: each game's name, title and start position (standard variant, fewest players)."""
+    out = []
+    for name in GAMES:
+        cls = game_class(name)
+        out.append({"game": name, "title": cls.title,
+                    "position": start_positions()[name][cls.variants[0]][cls.player_range[0]]})
+    return out
+
+
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
                behind_https: bool = False, limits: _limits.Limits | None = None, password_hasher=None) -> FastAPI:
     """The site. ``allowed_origins``: other origins whose pages may use the API and WebSockets (the site's own
@@ -121,6 +132,7 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     app.add_middleware(SecurityHeaders)  # outermost: refusals by the limits (413, 429) carry the headers too
     app.include_router(api.router)
     app.include_router(learn.router)
+    app.include_router(tv.router)
     default_openapi = app.openapi
 
     def openapi() -> dict:  # malformed requests are answered 400 (above), never FastAPI's default 422
@@ -153,7 +165,7 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
 
     @app.get("/", include_in_schema=False)
     async def lobby(request: Request):
-        return await page(request, "index.html")
+        return await page(request, "index.html", cards=lobby_cards())
 
     @app.get("/game/{gid}", include_in_schema=False)
     async def game_page(request: Request, gid: str):

@@ -1,5 +1,7 @@
 "use strict";
-// The lobby: create a game, list open and live games.
+// The lobby: a card per game (its board, one line on it, play the computer in one click, play a friend through an
+// invite link), the TV game, the full form to create a game ("more options", open at /#create), seeks, open and
+// live games.
 let META = {};
 const KINDS = ["me", "invite", "open", "computer"];
 const $ = (id) => document.getElementById(id);
@@ -125,6 +127,66 @@ async function lists() {
     $(st).replaceChildren(...(rows.length ? rows : [h("tr", {}, h("td", {class: "muted"}, t("lobby.none")))]));
   }
 }
+// ---------------------------------------------------------------- the game cards
+function myName() { return (localStorage.getItem("rg_name") || "").trim() || t("lobby.default_name"); }
+async function quickGame(card, second) {  // a two-player game of the card's game: me and `second` (a computer or an invite)
+  const err = card.querySelector(".card-err"); err.textContent = "";
+  const body = {game: card.dataset.game, seats: [{kind: "me", name: myName()}, second]};
+  const res = await api("/api/games", {method: "POST", json: body}).catch(e => { err.textContent = errorText(e); return null; });
+  if (res) sessionStorage.setItem(`invites-${res.id}`, JSON.stringify(res.invites || {}));
+  return res;
+}
+function setupCard(card) {
+  const board = makeBoard(card.dataset.game, card.querySelector("svg.mini-board"), () => {});
+  board.draw(card.dataset.position, [], false, null);
+  for (const b of card.querySelectorAll(".level-btn")) b.onclick = async () => {
+    const res = await quickGame(card, {kind: "computer", level: +b.dataset.level});
+    if (res) location.href = `/game/${res.id}`;
+  };
+  const box = card.querySelector(".invite-box"), link = card.querySelector(".invite-link");
+  card.querySelector(".friend-btn").onclick = async () => {
+    const res = await quickGame(card, {kind: "invite"});
+    if (!res) return;
+    link.value = res.invites["1"];
+    card.querySelector(".go-game").href = `/game/${res.id}`;
+    card.querySelector(".copied").hidden = true;
+    box.hidden = false; link.focus(); link.select();
+  };
+  card.querySelector(".copy-btn").onclick = async () => {
+    link.select();
+    const ok = navigator.clipboard ? await navigator.clipboard.writeText(link.value).then(() => true, () => false) : false;
+    card.querySelector(".copied").hidden = !ok;
+  };
+}
+// ---------------------------------------------------------------- the TV game: a live game's board, redrawn as it moves
+let tvBoard = null, tvGame = null, tvShown = null;
+async function tv() {
+  const res = await api("/api/tv").catch(() => null);
+  if (!res) return;
+  const g = res.game;
+  $("tv").hidden = !g; $("tv-none").hidden = !!g;
+  if (!g) { tvShown = null; return; }
+  const key = `${g.id}:${g.ply}`;
+  if (key === tvShown) return;
+  if (!tvBoard || tvGame !== g.game) {  // a fresh drawing surface for another game
+    const svg = $("tv-board").cloneNode(false);
+    $("tv-board").replaceWith(svg);
+    tvBoard = makeBoard(g.game, svg, () => {}); tvGame = g.game;
+  }
+  const last = g.last_turn ? {seat: g.last_turn.seat, ply: g.last_turn.ply, texts: g.last_turn.texts, before: g.last_turn.before, animate: false} : null;
+  tvBoard.draw(g.position, [], false, last);
+  $("tv-board").dataset.game = g.id; $("tv-board").dataset.ply = g.ply;
+  $("tv-link").href = $("tv-watch").href = `/game/${g.id}`;
+  const variant = g.variant === "standard" ? "" : ` ${tOr(`variant.${g.variant}`, g.variant)}`;
+  $("tv-caption").textContent = `${g.title}${variant}: ${g.seats.map(playerName).join(" – ")} · ${tn("lobby.plies", g.ply)}`;
+  tvShown = key;
+}
+function openForm() { if (location.hash === "#create") { $("more").open = true; $("create").scrollIntoView(); } }
+window.addEventListener("hashchange", openForm);
+document.querySelectorAll(".game-card").forEach(setupCard);
+openForm();
+tv(); setInterval(tv, 2000);
+
 (async () => {
   META = await api("/api/meta");
   $("game").replaceChildren(...Object.entries(META).map(([k, v]) => h("option", {value: k}, v.title)));
