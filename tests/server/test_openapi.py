@@ -41,6 +41,8 @@ OPERATIONS = {
     ("post", "/api/games/{gid}/analysis"): ("start_game_analysis", {200, 400, 403, 404, 413, 429}),
     ("get", "/api/games/{gid}/analysis"): ("get_game_analysis", {200, 400, 404}),
     ("post", "/api/analysis"): ("analyse_position", {200, 400, 403, 413, 422, 429}),
+    ("get", "/api/puzzles/next"): ("next_puzzle", {200, 400, 404}),
+    ("post", "/api/puzzles/{pid}/attempt"): ("attempt_puzzle", {200, 400, 403, 404, 413}),
 }
 
 
