@@ -73,3 +73,26 @@ def test_judge_plays_the_defence_of_a_two_move_puzzle(shipped):
         pz.judge(p, p.solution * 2)
     with pytest.raises(pz.PuzzleError):
         pz.judge(p, ["z9-z9"])
+
+
+def test_build_is_rerunnable_and_the_cli_verifies_what_it_wrote(shared, tmp_path):
+    from click.testing import CliRunner
+
+    from ringgames.cli import main
+
+    data = shared / "data" / "yinsh"
+    a, meta = pz.build(games=4, selfplay=0, per_game=5, data_dir=data)
+    b, _ = pz.build(games=4, selfplay=0, per_game=5, data_dir=data)
+    assert [p.id for p in a] == [p.id for p in b] and a and meta["counts"] == {"yinsh": len(a)}
+    out = tmp_path / "p.json"
+    r = CliRunner().invoke(main, ["puzzles", "build", "--games", "4", "--selfplay", "0", "--per-game", "5",
+                                  "--data", str(data), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert [p.id for p in pz.load(out)] == [p.id for p in a]
+    r = CliRunner().invoke(main, ["puzzles", "verify", str(out)])
+    assert r.exit_code == 0 and f"{len(a)} of {len(a)} puzzles verify" in r.output
+    broken = pz.load(out)
+    broken[0].answers += 1
+    pz.save(broken, out)
+    r = CliRunner().invoke(main, ["puzzles", "verify", str(out)])
+    assert r.exit_code == 1 and broken[0].id in r.output
