@@ -45,3 +45,15 @@ def test_one_puzzle_solved_and_one_missed_by_clicking(server, page_factory):
     last = pz.solution_positions(q)[-1]
     page.wait_for_function(f"() => board._last[0] === {last!r}", timeout=10_000)
     assert csp_violations(page) == []
+
+
+def test_a_rings_chain_puzzle_solved_by_clicking_the_point(server, page_factory):
+    page = page_factory()
+    page.goto(f"{server.url}/puzzles?game=rings")
+    page.wait_for_function("() => P && P.game === 'rings' && board && board._last")
+    p = SHIPPED[page.evaluate("() => P.id")]
+    assert "converts the most circles" in page.inner_text("#task")
+    page.locator(f'[data-pt="{p.solution[0]}"]').first.click()
+    page.wait_for_selector("#verdict.solved")
+    assert page.evaluate("() => board._last[0]") == pz.solution_positions(p)[-1]  # the chain shown on the board
+    assert csp_violations(page) == []
