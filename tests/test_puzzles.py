@@ -21,7 +21,7 @@ def test_the_shipped_set_has_at_least_30_puzzles_per_game_with_unique_ids(shippe
     counts = Counter(p.game for p in shipped)
     assert all(counts[g] >= 30 for g in ("yinsh", "gyges", "rings")), counts
     assert len({p.id for p in shipped}) == len(shipped)
-    assert {p.theme for p in shipped} >= {"row", "goal1", "goal2", "chain"}
+    assert {p.theme for p in shipped} >= {"row", "safe", "goal1", "goal2", "chain"}
     assert all(600 <= p.rating <= 2400 for p in shipped)
 
 
@@ -52,7 +52,7 @@ def test_the_generator_finds_a_known_puzzle_in_a_real_game(shared):
     assert p.position.startswith("4/b1b4/1BWB4/") and not pz.verify(p)
 
 
-@pytest.mark.parametrize("theme", ["row", "goal1", "chain"])
+@pytest.mark.parametrize("theme", ["row", "safe", "goal1", "chain"])
 def test_judge_accepts_the_solution_and_refuses_another_move(shipped, theme):
     p = next(p for p in shipped if p.theme == theme and p.answers == 1)
     assert pz.judge(p, p.solution[:1]).correct is True

@@ -7,6 +7,7 @@ Every puzzle is found and checked through the game protocol only (``apply_action
 theme       game     the task (what the player's first decision must achieve)
 ==========  =======  ========================================================================================
 ``row``     YINSH    complete a row of your colour this turn (then remove it and a ring: a ring scored)
+``safe``    YINSH    no row of yours this turn: the move that does not hand the opponent a row next turn
 ``goal1``   Gygès    reach the opponent's goal now
 ``goal2``   Gygès    reach the goal in two of your moves against any defence (the first move is unique)
 ``chain``   RINGS    the placement whose conversion chain converts the most circles (≥ 2, the best unique)
@@ -42,7 +43,7 @@ __all__ = ["Puzzle", "Judgement", "THEMES", "SHIPPED", "load", "save", "verify",
 
 #: the shipped set
 SHIPPED = Path(__file__).parent / "data" / "puzzles.json"
-THEMES = {"row": "yinsh", "goal1": "gyges", "goal2": "gyges", "chain": "rings"}
+THEMES = {"row": "yinsh", "safe": "yinsh", "goal1": "gyges", "goal2": "gyges", "chain": "rings"}
 #: a ``row`` or ``goal1`` position is kept when at most this many first decisions solve it
 MAX_ANSWERS = 2
 #: a ``chain`` must convert at least this many circles
@@ -91,6 +92,22 @@ def _row_made(state: State, action: int) -> bool:
         return is_win_for(state, me) or (_turn_continues(state, me) and
                                          any(state.action_to_string(b).startswith("x") and "-" in state.action_to_string(b)
                                              for b in state.legal_actions()))
+    finally:
+        state.undo_action()
+
+
+def _hands_row(state: State, action: int) -> bool:
+    """YINSH: after the ring move ``action`` (which makes no row of the mover's) the opponent has a row to remove at
+    once (the move made it) or can complete one with their next move."""
+    me = state.current_player()
+    state.apply_action(action)
+    try:
+        if state.is_terminal() or state.current_player() == me:
+            return False
+        legal = state.legal_actions()
+        if any(state.action_to_string(b).startswith("x") for b in legal):
+            return True
+        return any(_row_made(state, b) for b in legal)
     finally:
         state.undo_action()
 
@@ -157,6 +174,10 @@ def answers(state: State, theme: str, candidates: Sequence[int] | None = None) -
     acts = list(state.legal_actions() if candidates is None else candidates)
     if theme == "row":
         return [a for a in acts if _row_made(state, a)]
+    if theme == "safe":
+        if any(_row_made(state, a) for a in acts):
+            return []  # a row now: a ``row`` puzzle instead
+        return [a for a in acts if not _hands_row(state, a)]
     if theme == "goal1":
         return [a for a in acts if _wins_now(state, a)]
     if theme == "goal2":
@@ -310,6 +331,8 @@ def judge(p: Puzzle, moves: Sequence[str]) -> Judgement:
     a = read(state, moves[0])
     if p.theme == "row":
         return done(_row_made(state, a))
+    if p.theme == "safe":
+        return done(not _row_made(state, a) and not _hands_row(state, a))
     if p.theme == "goal1":
         return done(_wins_now(state, a))
     if p.theme == "chain":
@@ -363,19 +386,26 @@ def first_choices(state: State) -> list[int]:
     return distinct() if distinct is not None else state.legal_actions()
 
 
-def yinsh_puzzles_of_record(state: State, source: str) -> Iterator[Puzzle]:
-    """The ``row`` puzzles of a replayed YINSH game (its final state): each position where the player to move made
-    a row, and at most :data:`MAX_ANSWERS` moves make one."""
+def yinsh_puzzles_of_record(state: State, source: str, safe: bool = True) -> Iterator[Puzzle]:
+    """The puzzles of a replayed YINSH game (its final state): ``row`` at each position where the player to move
+    made a row and at most :data:`MAX_ANSWERS` moves make one; with ``safe``, the first ``safe`` position of the
+    game (no row to make, at most :data:`MAX_ANSWERS` moves that do not hand the opponent one)."""
     s = state.game.new_initial_state()  # the boardspace records start from the empty board
     for ply, a in enumerate(state.history):
         if a < 0 or s.is_terminal():
             break
         text = s.action_to_string(a)
-        if "-" in text and not text.startswith("x") and _row_made(s, a):
+        if "-" in text and not text.startswith("x"):
             legal = first_choices(s)
-            good = answers(s, "row", legal)
-            if 1 <= len(good) <= MAX_ANSWERS:
-                yield _make(s, "row", f"{source} ply {ply}", good, len(legal))
+            if _row_made(s, a):
+                good = answers(s, "row", legal)
+                if 1 <= len(good) <= MAX_ANSWERS:
+                    yield _make(s, "row", f"{source} ply {ply}", good, len(legal))
+            elif safe:
+                good = answers(s, "safe", legal)
+                if 1 <= len(good) <= MAX_ANSWERS:
+                    yield _make(s, "safe", f"{source} ply {ply}", good, len(legal))
+                    safe = False
         s.apply_action(a)
 
 
@@ -452,7 +482,7 @@ def _threatens(s: State, me: int) -> bool:
 def build(games: int = 878, selfplay: int = 20, per_game: int = 40, data_dir: str | Path | None = None,
           log: Callable[[str], None] = lambda _m: None) -> tuple[list[Puzzle], dict[str, Any]]:
     """Find puzzles: YINSH in the first ``games`` real games, Gygès and RINGS in up to ``selfplay`` self-played games
-    each; at most ``per_game`` puzzles per game (the first found in file / seed order, without duplicate positions).
+    each; at most ``per_game`` puzzles per game, YINSH: ``per_game`` ``row`` and a quarter as many ``safe`` (the first found in file / seed order, without duplicate positions).
     Returns the puzzles and the build's facts (counts, seconds)."""
     from . import records
 
@@ -461,9 +491,14 @@ def build(games: int = 878, selfplay: int = 20, per_game: int = 40, data_dir: st
     seen: set[str] = set()
     counts: dict[str, int] = {}
 
+    themes: dict[str, int] = {}
+
     def keep(p: Puzzle) -> bool:
-        if p.id in seen or counts.get(p.game, 0) >= per_game:
+        if p.id in seen or counts.get(p.game, 0) >= per_game + (per_game // 4 if p.game == "yinsh" else 0):
             return False
+        if p.game == "yinsh" and themes.get(p.theme, 0) >= (per_game if p.theme == "row" else per_game // 4):
+            return False
+        themes[p.theme] = themes.get(p.theme, 0) + 1
         seen.add(p.id)
         counts[p.game] = counts.get(p.game, 0) + 1
         out.append(p)
@@ -473,7 +508,7 @@ def build(games: int = 878, selfplay: int = 20, per_game: int = 40, data_dir: st
     files = sorted((root / "boardspace-2005").glob("*.sgf"))[:games]
     scanned = 0
     for f in files:
-        if counts.get("yinsh", 0) >= per_game:
+        if themes.get("row", 0) >= per_game and themes.get("safe", 0) >= per_game // 4:
             break
         scanned += 1
         for rec in records.load_file(f):

@@ -51,7 +51,7 @@ def test_an_account_attempt_moves_both_ratings_once(c):
     assert d["player_rating"] == {"rating": 1500.0, "sigma": 350.0, "attempts": 0}
     p = SHIPPED[d["id"]]
     state = p.state()
-    wrong = next(a for a in state.legal_actions() if a not in pz.answers(state, "row"))
+    wrong = next(a for a in state.legal_actions() if a not in pz.answers(state, p.theme))
     a = c.post(f"/api/puzzles/{p.id}/attempt", json={"actions": [state.action_to_string(wrong)]}).json()
     assert a["done"] and a["correct"] is False and a["solution"] == p.solution and a["rated"] is True
     assert a["player_rating"] < a["player_rating_before"] == 1500.0

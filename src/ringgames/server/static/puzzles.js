@@ -7,7 +7,7 @@ let board = null, boardGame = null;
 let moves = [];      // the player's decisions so far
 let position = null, legal = [], over = false, timer = null;
 
-const THEMES = {row: (p) => t("puzzles.theme.row", p), goal1: (p) => t("puzzles.theme.goal1", p),
+const THEMES = {row: (p) => t("puzzles.theme.row", p), safe: (p) => t("puzzles.theme.safe", p), goal1: (p) => t("puzzles.theme.goal1", p),
   goal2: (p) => t("puzzles.theme.goal2", p), chain: (p) => t("puzzles.theme.chain", p)};
 
 function err(msg) { $("err").textContent = msg || ""; }
