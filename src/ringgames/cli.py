@@ -822,5 +822,51 @@ def import_(files, db_url):
     sys.exit(1 if bad else 0)
 
 
+@main.group()
+def puzzles():
+    """Puzzles found by our search (YINSH, Gygès, RINGS): build and check the set the site serves."""
+
+
+@puzzles.command("build")
+@click.option("--games", type=click.IntRange(1), default=878, show_default=True, help="Real YINSH games to scan at most.")
+@click.option("--selfplay", type=click.IntRange(0), default=60, show_default=True,
+              help="Self-played games per game (Gygès, RINGS) at most.")
+@click.option("--per-game", type=click.IntRange(1), default=40, show_default=True, help="Puzzles kept per game.")
+@click.option("--data", "data_dir", type=click.Path(file_okay=False), default=None,
+              help="The folder holding boardspace-2005/ (default: the shared data next to the checkout).")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default=None, help="Write here (default: the shipped set).")
+def puzzles_build(games, selfplay, per_game, data_dir, out):
+    """Find puzzles in real and self-played games, verify each, and write them as JSON."""
+    from . import puzzles as pz
+
+    found, meta = pz.build(games=games, selfplay=selfplay, per_game=per_game, data_dir=data_dir,
+                           log=lambda m: click.echo(m, err=True))
+    bad = [(p.id, pz.verify(p)) for p in found]
+    bad = [b for b in bad if b[1]]
+    if bad:
+        raise click.ClickException(f"{len(bad)} puzzle(s) do not verify, e.g. {bad[0][0]}: {bad[0][1]}")
+    pz.save(found, out or pz.SHIPPED, meta)
+    click.echo(f"{len(found)} puzzles ({', '.join(f'{g} {n}' for g, n in sorted(meta['counts'].items()))}) "
+               f"in {meta['seconds']} s -> {out or pz.SHIPPED}")
+
+
+@puzzles.command("verify")
+@click.argument("file", type=click.Path(dir_okay=False, exists=True), required=False)
+def puzzles_verify(file):
+    """Re-verify every puzzle of FILE (default: the shipped set); exit status 1 if any fails."""
+    from . import puzzles as pz
+
+    bad = 0
+    items = pz.load(file or pz.SHIPPED)
+    for p in items:
+        problems = pz.verify(p)
+        if problems:
+            bad += 1
+            click.echo(f"{p.id}: {'; '.join(problems)}")
+    click.echo(f"{len(items) - bad} of {len(items)} puzzles verify")
+    if bad:
+        sys.exit(1)
+
+
 if __name__ == "__main__":
     main()

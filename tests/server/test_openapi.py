@@ -45,6 +45,8 @@ OPERATIONS = {
     ("get", "/api/learn"): ("list_lessons", {200}),
     ("get", "/api/learn/{game}/{n}"): ("get_lesson", {200, 400, 404}),
     ("post", "/api/learn/{game}/{n}/check"): ("check_lesson", {200, 400, 403, 404, 413, 422}),
+    ("get", "/api/puzzles/next"): ("next_puzzle", {200, 400, 404}),
+    ("post", "/api/puzzles/{pid}/attempt"): ("attempt_puzzle", {200, 400, 403, 404, 413}),
 }
 
 

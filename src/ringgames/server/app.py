@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import GAMES, game_class, load_game
 from . import api, learn, live, tv
 from . import limits as _limits
+from . import puzzles as puzzle_api
 from .errors import ApiError, describe_validation_errors
 from .headers import SecurityHeaders
 from .i18n import normalize
@@ -142,6 +143,7 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
 
     app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(live.router)
+    app.include_router(puzzle_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount(DOCS_ASSETS, StaticFiles(directory=swagger_ui_dir()), name="docs-assets")
 
@@ -202,6 +204,10 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
     @app.get("/analysis", include_in_schema=False)
     async def analysis(request: Request):
         return render_page(request, "analysis.html", starts=start_positions())
+
+    @app.get("/puzzles", include_in_schema=False)
+    async def puzzles_page(request: Request):
+        return await page(request, "puzzles.html")
 
     @app.get("/rules/{game}", include_in_schema=False)
     async def rules(request: Request, game: str):

@@ -32,7 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 __all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "ClockSite", "AccountRow", "SessionRow", "SiteKeyRow", "GamePlayerRow",
-           "RatingRow", "RatingHistoryRow", "SeekRow", "make_engine", "migrate", "default_sqlite_url"]
+           "RatingRow", "RatingHistoryRow", "SeekRow", "PuzzleRatingRow", "PuzzlePlayerRow", "PuzzleAttemptRow", "make_engine", "migrate", "default_sqlite_url"]
 
 
 def _now() -> datetime:
@@ -222,6 +222,42 @@ class SeekRow(Base):
     game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     expires: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class PuzzleRatingRow(Base):
+    """A puzzle's rating (``server/puzzles.py``), once some account has tried it; before that the puzzle's initial
+    rating from the shipped set counts."""
+
+    __tablename__ = "puzzle_ratings"
+
+    puzzle_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    solved: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PuzzlePlayerRow(Base):
+    """An account's puzzle rating per game (``yinsh``, ``gyges``, ``rings``)."""
+
+    __tablename__ = "puzzle_players"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(32), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PuzzleAttemptRow(Base):
+    """An account's first attempt at a puzzle (the one that is rated; later tries are not)."""
+
+    __tablename__ = "puzzle_attempts"
+
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True)
+    puzzle_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    correct: Mapped[bool] = mapped_column(Boolean)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
 def default_sqlite_url() -> str:
