@@ -15,7 +15,7 @@ from ringgames.server.service import Hub, clocked_spec
 from ringgames.server.testing import ServerProcess
 
 from .aio import run
-from .conftest import as_stranger, wait_for
+from .conftest import as_stranger, two_humans, wait_for
 
 
 def create(c, game="yinsh", seats=None, **kw):
@@ -223,6 +223,51 @@ def test_rematch_keeps_the_time_control(client):
     client.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": toks})
     r = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": toks})
     assert r.status_code == 201 and r.json()["time_control"]["label"] == "180+2"
+
+
+def test_rematch_against_the_computer_swaps_colours_and_keeps_the_clock(client):
+    gid, toks, d = create(client, seats=[{"kind": "me", "name": "alice"}, {"kind": "computer", "level": 0}],
+                          clock={"initial": 300, "increment": 3})
+    client.cookies.clear()
+    assert client.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": toks}).status_code == 200
+    r = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": toks})
+    assert r.status_code == 201, r.text
+    n = r.json()
+    assert [s["kind"] for s in n["seats"]] == ["computer", "human"] and n["my_seats"] == [1] and n["seats"][0]["level"] == 0
+    assert n["time_control"]["label"] == "300+3" and n["status"] == "live"
+    # the computer plays first now, on its running clock; then alice's clock runs
+    s = wait_for(lambda: (x := client.get(f"/api/games/{n['id']}").json())["ply"] == 1 and x)
+    assert s["clock_running"] == 1 and s["moves"][0]["seat"] == 0 and s["moves"][0]["left_ms"] is not None
+
+
+def test_rematch_of_two_people_on_a_clock_starts_the_clock_when_both_are_back(client):
+    gid, t0, t1 = two_humans(client, clock={"initial": 120, "increment": 1})
+    client.cookies.clear()
+    assert client.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": t1}).status_code == 200
+    a = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": t0}).json()
+    client.cookies.clear()
+    assert a["my_seats"] == [1] and a["status"] == "open" and a["clock_running"] is None
+    b = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": t1}).json()
+    client.cookies.clear()
+    assert b["id"] == a["id"] and b["my_seats"] == [0] and b["status"] == "live"
+    assert b["time_control"]["label"] == "120+1" and b["clock_running"] == 0  # bob (black before) moves first now
+
+
+def test_rematch_rings_three_players_rotates_seats_and_keeps_correspondence(client):
+    d = client.post("/api/games", json={"game": "rings", "players": 3, "correspondence": {"days": 3}, "seats": [
+        {"kind": "me", "name": "ann"}, {"kind": "me", "name": "ben"}, {"kind": "computer", "level": 0}]}).json()
+    client.cookies.clear()
+    tok = ".".join(d["tokens"].values())
+    for seat in (0, 1):
+        assert client.post(f"/api/games/{d['id']}/resign", json={"seat": seat}, headers={"X-Seat-Token": tok}).status_code == 200
+    assert client.get(f"/api/games/{d['id']}").json()["status"] == "finished"
+    r = client.post(f"/api/games/{d['id']}/rematch", headers={"X-Seat-Token": tok})
+    assert r.status_code == 201, r.text
+    n = r.json()
+    assert [s["kind"] for s in n["seats"]] == ["computer", "human", "human"] and [s["name"] for s in n["seats"][1:]] == ["ann", "ben"]
+    assert n["my_seats"] == [1, 2] and n["time_control"]["label"] == "3d" and n["players"] == 3 and n["status"] == "live"
+    # the unfinished new game: no rematch of it while it is played
+    assert client.post(f"/api/games/{n['id']}/rematch", headers={"X-Seat-Token": ".".join(n["tokens"].values())}).status_code == 409
 
 
 # -- several processes on one database --------------------------------------------------------------------------

@@ -110,3 +110,33 @@ def test_withdraw_keep_expire_and_who_may(p, tmp_path):
         assert r.status_code == 422 and r.json()["error"] == "bad_game"
         r = c.post("/api/seeks", json={"game": "yinsh", "rating_min": 1800, "rating_max": 1200})
         assert r.status_code == 422 and r.json()["error"] == "bad_range"
+
+
+def test_play_again_after_a_rated_seek_game_is_rated_with_the_colours_swapped(p):
+    """Seats of a seek's game are held by accounts only (no seat token): play again keeps the other account's seat
+    for that account, rotated, and the new game is rated."""
+    with p.as_("amy") as c:
+        sid = c.post("/api/seeks", json={"game": "yinsh", "rated": True}).json()["seek"]["id"]
+    with p.as_("ben") as c:
+        gid = c.post(f"/api/seeks/{sid}/accept").json()["game_id"]
+        g = c.get(f"/api/games/{gid}").json()
+        names = [s["name"] for s in g["seats"]]
+        assert c.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+        r = c.post(f"/api/games/{gid}/rematch")
+        assert r.status_code == 201, r.text
+        n = r.json()
+        assert n["rated"] is True and [s["name"] for s in n["seats"]] == names[::-1]
+        assert n["my_seats"] == [1 - names.index("ben")] and n["status"] == "open" and n["invites"] == {}
+        # ben cannot take amy's seat
+        r = c.post(f"/api/games/{n['id']}/join", json={"seat": names.index("ben")})
+        assert r.status_code == 409 and r.json()["error"] == "already_seated"
+    with p.as_("cal") as c:  # nor can anybody else
+        r = c.post(f"/api/games/{n['id']}/join", json={"seat": names.index("ben")})
+        assert r.status_code == 403 and r.json()["error"] == "seat_reserved"
+        assert c.post(f"/api/games/{gid}/rematch").status_code == 403
+    with p.as_("amy") as c:
+        r = c.post(f"/api/games/{gid}/rematch")
+        assert r.status_code == 201, r.text
+        m = r.json()
+        assert m["id"] == n["id"] and m["my_seats"] == [1 - names.index("amy")] and m["status"] == "live"
+        assert [s["account"] is not None for s in m["seats"]] == [True, True]

@@ -657,7 +657,7 @@ class Hub:
             elif kind in ("me", "invite", "open", "reserved"):  # "reserved": rematches only (never from the API)
                 name = (clean_name(spec.get("name"), "me") if kind in ("me", "reserved")
                         else clean_name(None, "waiting…"))
-                seat, tok, inv = seat_tokens.human_seat(kind, name, spec.get("reserved_hash"))
+                seat, tok, inv = seat_tokens.human_seat(kind, name, spec.get("reserved_hash"), spec.get("reserved_account"))
                 if kind == "me" and account is not None:
                     seat.update(account=account.id, name=account.username)
                 out.append(seat)
@@ -838,24 +838,37 @@ class Hub:
                 continue
         return changed
 
-    async def reclaim(self, gid: str, old_hashes: dict[int, str]) -> tuple[Room, dict[int, str]]:
-        """Rematch: the seats of game ``gid`` kept for the player whose seat tokens in the previous game hash to
-        ``old_hashes`` (seat -> hash); returns the room and a fresh seat token per seat (see ``seats.reclaim``)."""
+    async def reclaim(self, gid: str, old_hashes: dict[int, str | None], account: Account | None = None,
+                      ) -> tuple[Room, dict[int, str]]:
+        """Rematch: the seats of game ``gid`` kept for the player who held seats of the previous game — old seat ->
+        the hash of its seat token (``old_hashes``), or by ``account``. Seats rotate in a rematch, so a seat is found by
+        its ``reserved_hash``/``reserved_account``, not its number. Returns the room and a fresh seat token per seat of
+        the new game (see ``seats.reclaim``)."""
         async with self._locked(gid) as room:
             seats = [dict(s) for s in room.row.seats]
             toks: dict[int, str] = {}
             for i, h in old_hashes.items():
-                if not 0 <= i < len(seats):
-                    continue
-                s = seats[i]
-                if s.get("reserved_hash") == h:
-                    toks[i] = seat_tokens.reclaim(s, h)
-                elif s.get("kind") == "human" and not s.get("reserved_hash") and not s.get("joined"):
-                    # a rematch made before seats were reserved: its waiting seat goes to the seat's old holder
-                    toks[i] = seat_tokens.claim(s, None, vouched=True)
+                j = next((k for k, s in enumerate(seats) if h and s.get("reserved_hash") == h), None)
+                if j is not None:
+                    toks[j] = seat_tokens.reclaim(seats[j], h)  # type: ignore[arg-type]
+                elif 0 <= i < len(seats) and seats[i].get("kind") == "human" and not seat_tokens.reserved(seats[i]) \
+                        and not seats[i].get("joined"):
+                    # a rematch made before seats were reserved (and rotated): its waiting seat goes to the old holder
+                    toks[i] = seat_tokens.claim(seats[i], None, vouched=True)
+            if account is not None:
+                for k, s in enumerate(seats):
+                    if s.get("reserved_account") == account.id and not s.get("joined") and k not in toks:
+                        toks[k] = seat_tokens.claim(s, None, vouched=True)
+            for k in toks:
+                if account is not None and seats[k].get("reserved_account") in (None, account.id):
+                    seats[k].update(account=account.id, name=account.username)
             if toks:
                 room.row.seats = seats
+                was = room.row.status
                 room.row.status = self._status(room.row, room.state)
+                if was != room.row.status:
+                    room.turn_since = clk.now_ms()
+                self._start_clock(room)
                 await asyncio.to_thread(self._save_row, room.row)
                 await self.broadcast(room)
             return room, toks
