@@ -552,7 +552,7 @@ async def get_record(gid: GameId, request: Request):
         tags["TimeControl"] = tc.label
     rec = Record.from_state(room.state, tags, room.times if tc is not None else None)
     reason = hub.snapshot(room)["reason"]
-    if reason in ("time", "aborted"):  # the protocol knows these as a resignation / an unfinished game
+    if reason in ("time", "aborted", "abandoned", "disconnected"):  # the protocol knows these as a resignation / an unfinished game
         rec.tags["Termination"] = reason
     return rec.dumps()
 

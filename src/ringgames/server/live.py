@@ -189,7 +189,10 @@ async def game_socket(ws: WebSocket, gid: str):
             return
 
     send_task = asyncio.create_task(sender())
+    present: list[int] = []  # the seats this connection counts as connected (presence, for claims in real time)
     try:
+        present = hub.seats_for(room, tokens)
+        await hub.seats_connected(room, present, True)
         await ws.send_text('{"type":"hello","state":' + hub.live_state_json(room) + ',"my_seats":'
                            + orjson.dumps(hub.seats_for(room, tokens)).decode() + ',"chat":' + orjson.dumps(room.chat[-50:]).decode() + "}")
         while True:
@@ -244,3 +247,7 @@ async def game_socket(ws: WebSocket, gid: str):
     finally:
         room.listeners.discard(queue)
         send_task.cancel()
+        try:
+            await hub.seats_connected(room, present, False)
+        except Exception:  # the server is stopping (the database is closed): presence turns stale by itself
+            log.debug("presence of game %s not updated on close", gid, exc_info=True)
