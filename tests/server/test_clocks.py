@@ -644,8 +644,10 @@ def test_a_real_time_game_is_claimed_after_a_disconnection(quick_disconnect, tmp
 def test_presence_is_shared_by_server_processes_and_a_dead_process_stops_counting(tmp_path):
     """Two hubs on one database (two server processes): a seat connected to one cannot be claimed against through the
     other; once it disconnects it can; and a process that dies with a connection open stops counting after three beats."""
-    url = f"sqlite:///{tmp_path / 'presence.sqlite3'}"
+    presence_in_two_processes(f"sqlite:///{tmp_path / 'presence.sqlite3'}")
 
+
+def presence_in_two_processes(url: str) -> None:
     async def main():
         a = Hub(url, run_computers=False, run_clocks=False, disconnect_claim_seconds=0.5, presence_heartbeat=0.1)
         b = Hub(url, run_computers=False, run_clocks=False, disconnect_claim_seconds=0.5, presence_heartbeat=0.1)
