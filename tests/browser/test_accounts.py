@@ -154,3 +154,31 @@ def test_two_accounts_meet_through_a_seek_and_play_a_rated_game(server, page_fac
         page.fill("#f-opponent", "seekben" if name == "SeekAnn" else "seekann")
         page.wait_for_selector(f"#player-games tr[data-id='{gid}']")
         assert page.locator("#p-page").inner_text() == "page 1 of 1"
+
+
+def test_several_seeks_in_the_lobby_each_withdrawn_or_accepted(server, page_factory):
+    ann, ben = page_factory(), page_factory()
+    sign_up_in(ann, server, "MultiAnn")
+    sign_up_in(ben, server, "MultiBen")
+    ann.select_option("#game", "yinsh")
+    ann.click("#post-seek")
+    ann.wait_for_selector("#my-seek:not([hidden])")
+    ann.select_option("#game", "gyges")
+    ann.click("#post-seek")
+    mine = ann.locator("#seeks tr[data-seek]", has_text="MultiAnn")
+    ann.wait_for_function("() => [...document.querySelectorAll('#seeks tr[data-seek]')].filter(r => r.textContent.includes('MultiAnn')).length === 2")
+    assert mine.locator("button.withdraw").count() == 2 and mine.locator("button.accept").count() == 0
+    theirs = ben.locator("#seeks tr[data-seek]", has_text="MultiAnn")
+    ben.wait_for_function("() => [...document.querySelectorAll('#seeks tr[data-seek]')].filter(r => r.textContent.includes('MultiAnn')).length === 2")
+    assert theirs.locator("button.accept").count() == 2
+    # Ann withdraws her YINSH seek: the Gygès one stays, for both
+    mine.filter(has_text="YINSH").locator("button.withdraw").click()
+    for page in (ann, ben):
+        page.wait_for_function("() => [...document.querySelectorAll('#seeks tr[data-seek]')].filter(r => r.textContent.includes('MultiAnn')).length === 1")
+    assert "Gyg" in theirs.inner_text()
+    assert ann.locator("#my-seek").is_visible()
+    theirs.locator("button.accept").click()
+    ben.wait_for_url("**/game/*")
+    ann.wait_for_url("**/game/*", timeout=30000)  # Ann's lobby opens the game of the seek that started
+    assert ann.url.split("/game/")[1] == ben.url.split("/game/")[1]
+    assert ann.evaluate("S.game") == "gyges"

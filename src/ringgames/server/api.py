@@ -838,8 +838,10 @@ async def start_if_filled(request: Request, seek: dict, filled) -> dict:
 
 
 @router.post("/seeks", status_code=201, summary="Post a seek (or, with quick, pair with a compatible one)", response_model=SeekAnswer,
-             description="One seek per player: posting withdraws the player's other open seek. It lasts 90 s unless the "
-                         "owner keeps it alive (POST /api/seeks/{sid}/keep, as the lobby does every 30 s).",
+             description="Up to 3 open seeks per player (409 too_many_seeks beyond), of different kinds: a seek of the "
+                         "same game, variant, players and rated/casual as one of the player's open seeks replaces it. It "
+                         "lasts 90 s unless the owner keeps it alive (POST /api/seeks/{sid}/keep, as the lobby does "
+                         "every 30 s).",
              responses=errors(*POST, 401, 409, 422))
 async def post_seek(body: SeekIn, request: Request):
     account = await logged_in(request)
