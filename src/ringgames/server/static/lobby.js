@@ -82,7 +82,7 @@ async function seeks() {
     lastKeep = Date.now();
     for (const id of mySeeks) await api(`/api/seeks/${id}/keep`, {method: "POST"}).catch(() => null);
   }
-  $("my-seek").hidden = !mySeeks.size;
+  if (ME) $("my-seek").hidden = !mySeeks.size;  // (guests have no seeks)
   const rows = list.map(s => h("tr", {"data-seek": s.id},
     h("td", {}, `${s.owner} (${Math.round(s.rating)}${s.provisional ? "?" : ""})`),
     h("td", {}, `${META[s.game] ? META[s.game].title : s.game} ${tOr(`variant.${s.variant}`, s.variant)}`
