@@ -171,6 +171,8 @@ async def game_socket(ws: WebSocket, gid: str):
         tokens.insert(0, seat_tokens.AccountKey(account.id))
     queue: asyncio.Queue = asyncio.Queue(maxsize=1000)
     sync_queued = False
+    present = hub.seats_for(room, tokens)  # the seats this connection counts as connected (claims in real time)
+    await hub.seats_connected(room, present, True)  # (before listening: the hello below has the state with it)
     room.listeners.add(queue)
 
     async def sender():
@@ -189,10 +191,7 @@ async def game_socket(ws: WebSocket, gid: str):
             return
 
     send_task = asyncio.create_task(sender())
-    present: list[int] = []  # the seats this connection counts as connected (presence, for claims in real time)
     try:
-        present = hub.seats_for(room, tokens)
-        await hub.seats_connected(room, present, True)
         await ws.send_text('{"type":"hello","state":' + hub.live_state_json(room) + ',"my_seats":'
                            + orjson.dumps(hub.seats_for(room, tokens)).decode() + ',"chat":' + orjson.dumps(room.chat[-50:]).decode() + "}")
         while True:

@@ -270,8 +270,8 @@ class Hub:
         #: every process marks the seats it has WebSockets of as seen this often (``presence.py``)
         self.presence_heartbeat_ms = max(50, int(presence_heartbeat * 1000))
         self._presence: Presence | None = None
-        #: per room in memory: (seat to decide, since when it is away) as last broadcast, to tell the players of changes
-        self._away_shown: dict[str, tuple[int | None, int | None]] = {}
+        #: per room in memory: (ply, seat to decide, since when it is away) as last seen, to tell the players of changes
+        self._away_shown: dict[str, tuple[int, int | None, int | None]] = {}
         #: games with computer seats only are stopped this long after their creation (their length in actions:
         #: computer_game_actions)
         self.computer_max_ms = int(computer_max_seconds * 1000)
@@ -1381,12 +1381,15 @@ class Hub:
         await self._show_away(room)
 
     async def _show_away(self, room: Room, now: int | None = None) -> None:
-        """Broadcast the state when whether (or since when) the seat to decide is away changed."""
+        """Broadcast the state when whether (or since when) the seat to decide is away changed. After a move (another
+        ply) the move's own broadcast told the players, unless the seat to decide is away: then once more."""
         now = clk.now_ms() if now is None else now
         seat = None if room.over else room.state.current_player()
-        key = (seat, None if seat is None else self.presence.away_since(room.id, seat, now))
-        if self._away_shown.get(room.id) != key:
-            self._away_shown[room.id] = key
+        since = None if seat is None else self.presence.away_since(room.id, seat, now)
+        key = (len(room.state.history), seat, since)
+        prev = self._away_shown.get(room.id)
+        self._away_shown[room.id] = key
+        if (since is not None) if prev is None or prev[:2] != key[:2] else prev[2] != since:
             await self.broadcast(room)
 
     async def _presence_loop(self) -> None:
