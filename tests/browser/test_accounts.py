@@ -156,3 +156,89 @@ def test_two_accounts_meet_through_a_seek_and_play_a_rated_game(server, page_fac
         page.fill("#f-opponent", "seekben" if name == "SeekAnn" else "seekann")
         page.wait_for_selector(f"#player-games tr[data-id='{gid}']")
         assert page.locator("#p-page").inner_text() == "page 1 of 1"
+
+
+def test_several_seeks_in_the_lobby_each_withdrawn_or_accepted(server, page_factory):
+    ann, ben = page_factory(), page_factory()
+    sign_up_in(ann, server, "MultiAnn")
+    sign_up_in(ben, server, "MultiBen")
+    ann.select_option("#game", "yinsh")
+    ann.click("#post-seek")
+    ann.wait_for_selector("#my-seek:not([hidden])")
+    ann.select_option("#game", "gyges")
+    ann.click("#post-seek")
+    mine = ann.locator("#seeks tr[data-seek]", has_text="MultiAnn")
+    ann.wait_for_function("() => [...document.querySelectorAll('#seeks tr[data-seek]')].filter(r => r.textContent.includes('MultiAnn')).length === 2")
+    assert mine.locator("button.withdraw").count() == 2 and mine.locator("button.accept").count() == 0
+    theirs = ben.locator("#seeks tr[data-seek]", has_text="MultiAnn")
+    ben.wait_for_function("() => [...document.querySelectorAll('#seeks tr[data-seek]')].filter(r => r.textContent.includes('MultiAnn')).length === 2")
+    assert theirs.locator("button.accept").count() == 2
+    # Ann withdraws her YINSH seek: the Gygès one stays, for both
+    mine.filter(has_text="YINSH").locator("button.withdraw").click()
+    for page in (ann, ben):
+        page.wait_for_function("() => [...document.querySelectorAll('#seeks tr[data-seek]')].filter(r => r.textContent.includes('MultiAnn')).length === 1")
+    assert "Gyg" in theirs.inner_text()
+    assert ann.locator("#my-seek").is_visible()
+    theirs.locator("button.accept").click()
+    ben.wait_for_url("**/game/*")
+    ann.wait_for_url("**/game/*", timeout=30000)  # Ann's lobby opens the game of the seek that started
+    assert ann.url.split("/game/")[1] == ben.url.split("/game/")[1]
+    assert ann.evaluate("S.game") == "gyges"
+
+
+#: a stand-in for the browser's notifications (headless Chromium shows none) and a page that can be "hidden"
+NOTIFICATIONS = """
+window.__notes = [];
+window.__hidden = false;
+window.Notification = class {
+  constructor(title, options) { window.__notes.push({title, body: options && options.body, tag: options && options.tag}); }
+  static get permission() { return "granted"; }
+  static requestPermission() { return Promise.resolve("granted"); }
+};
+Object.defineProperty(document, "hidden", {configurable: true, get: () => window.__hidden});
+Object.defineProperty(document, "visibilityState", {configurable: true, get: () => window.__hidden ? "hidden" : "visible"});
+window.__hide = (hidden) => { window.__hidden = hidden; document.dispatchEvent(new Event("visibilitychange")); };
+"""
+
+
+def test_a_background_tab_gets_a_notification_when_it_becomes_my_move(server, page_factory):
+    ann, bob = page_factory(), page_factory()
+    bob.context.add_init_script(NOTIFICATIONS)
+    sign_up_in(ann, server, "NoteAnn")
+    sign_up_in(bob, server, "NoteBob")
+    made = ann.evaluate("""async () => {
+        const r = await fetch("/api/games", {method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"},
+            body: JSON.stringify({game: "yinsh", seats: [{kind: "me"}, {kind: "invite"}]})});
+        return r.json();
+    }""")
+    gid, invite = made["id"], made["invites"]["1"]
+    bob.goto(invite.replace("#", "?lang=en#"))
+    bob.wait_for_function("() => S && MINE.length === 1 && MINE[0] === 1 && S.status === 'live'")
+    assert bob.evaluate("() => Notification.permission") == "granted" and bob.locator("#turn-notify").is_hidden()
+    ann.goto(f"{server.url}/game/{gid}?lang=en")
+    ann.wait_for_function("() => S && MINE.length === 1")
+    move = lambda page, action, ply: page.evaluate(MOVE_IF_MINE, [gid, action])  # noqa: E731
+    # the tab in front: the move comes to Bob, with no notification (the title and icon say it)
+    assert move(ann, "e5", 0) is True
+    bob.wait_for_function("() => document.title.startsWith('● Your move') && window.turnAlerts === 1")
+    assert bob.evaluate("() => window.__notes") == []
+    assert bob.locator("#favicon").get_attribute("href").startswith("data:image/svg+xml")
+    assert move(bob, "f6", 1) is True
+    bob.wait_for_function("() => document.title === 'YINSH — ringgames'")
+    assert bob.locator("#favicon").get_attribute("href") == "data:,"
+    # Bob's tab goes to the background: the next move comes with a notification, once
+    bob.evaluate("() => window.__hide(true)")
+    assert bob.evaluate("() => [document.hidden, document.visibilityState]") == [True, "hidden"]
+    ann.wait_for_function("() => S.ply === 2")
+    assert move(ann, "d4", 2) is True
+    bob.wait_for_function("() => window.__notes.length === 1")
+    note = bob.evaluate("() => window.__notes[0]")
+    assert note == {"title": "● Your move — YINSH — ringgames", "body": "NoteAnn played d4", "tag": f"rg-turn-{gid}"}
+    assert bob.title().startswith("● Your move") and bob.evaluate("() => window.turnAlerts") == 2
+    bob.wait_for_timeout(500)
+    assert bob.evaluate("() => window.__notes.length") == 1  # once per turn change, not per message
+    # Bob's other pages count the games awaiting his move: "(1)" in the lobby's title
+    lobby = bob.context.new_page()
+    lobby.goto(server.url + "/?lang=en")
+    lobby.wait_for_function("() => document.title.startsWith('(1) ')")
+    assert lobby.locator("#my-turn-count").inner_text() == "1"

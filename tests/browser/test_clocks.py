@@ -104,3 +104,26 @@ def test_abort_shows_on_the_page(tmp_path, page_factory):
         page.wait_for_function("() => S && S.status === 'aborted'", timeout=10000)
         assert page.inner_text("#turn") == "Game aborted: a first move did not come in time (no result)"
         assert page.locator("#resign").is_hidden() and page.locator("#seats .clock.running").count() == 0
+
+
+def test_claim_after_the_opponent_closed_the_page(tmp_path, page_factory):
+    """A site where a real-time game may be claimed 1 s after the seat to move lost its last WebSocket: no button
+    while Bob's page is open; once he closes it, Ann's page shows the claim button by itself, and the claim wins."""
+    from ringgames.server.testing import ServerProcess
+
+    from .test_features import play_legal
+
+    with ServerProcess(f"sqlite:///{tmp_path / 'd.sqlite3'}", log=tmp_path / "server.log",
+                       extra_args=["--limit", "disconnect_claim_seconds=1", "--limit", "presence_heartbeat_seconds=0.2"]) as srv:
+        ann, bob = clocked_game(page_factory, srv, "custom", minutes=10, increment=0)
+        ann.locator("details summary").first.click()
+        play_legal(ann, "e5")
+        bob.wait_for_function("() => S.ply === 1")
+        ann.wait_for_timeout(1500)
+        assert ann.locator("#claim").is_hidden() and ann.evaluate("S.claim_in") is None  # Bob is here, thinking
+        bob.close()
+        ann.wait_for_function("() => typeof S.claim_in === 'number'", timeout=5000)  # told of the disconnection
+        ann.wait_for_selector("#claim", state="visible", timeout=5000)
+        ann.click("#claim")
+        ann.wait_for_function("() => S.to_move === null")
+        assert ann.inner_text("#turn") == "Game over: Ann (white) wins (the player disconnected)."

@@ -119,27 +119,27 @@ def test_resign_then_play_again_brings_both_players_to_the_new_game(server, page
     assert bob.locator("#moves li").last.inner_text() == "2. resigns"  # South set up, North resigned
     assert bob.locator("#moves li").last.locator(".sw").get_attribute("title") == "north"
     assert watcher.locator("#again").is_hidden()
-    # Bob asks for another game: he lands in a new one, in the same seat, with the same setup mode
+    # Bob asks for another game: he lands in a new one, in the other seat (colours swap), with the same setup mode
     bob.click("#again")
     bob.wait_for_url(lambda u: u != old and "/game/" in u)
-    bob.wait_for_function("() => S && S.ply === 0 && MINE.length === 1 && MINE[0] === 1")
+    bob.wait_for_function("() => S && S.ply === 0 && MINE.length === 1 && MINE[0] === 0")
     new = bob.url
     st = game_state(bob)
     assert st["game"] == "gyges" and st["setup"] == "preset" and [s["kind"] for s in st["seats"]] == ["human", "human"]
     # Ann's page (still on the old game) now offers to join it; so does nobody's spectator page
     ann.wait_for_function("() => document.querySelector('#again').textContent.includes('join the new game')")
-    assert ann.inner_text("#result") == "A new game with the same seats has been started."
+    assert ann.inner_text("#result") == "A new game with the same players has been started, with the colours swapped."
     watcher.wait_for_selector("#next-game a")
     assert watcher.locator("#next-game a").get_attribute("href") == "/game/" + new.split("/game/")[1]
     ann.click("#again")
     ann.wait_for_url(new)
-    ann.wait_for_function("() => S && MINE.length === 1 && MINE[0] === 0")
-    assert game_state(ann)["seats"][0]["name"] == "Ann" and game_state(ann)["seats"][1]["name"] == "Bob"
+    ann.wait_for_function("() => S && MINE.length === 1 && MINE[0] === 1")
+    assert game_state(ann)["seats"][0]["name"] == "Bob" and game_state(ann)["seats"][1]["name"] == "Ann"
     bob.wait_for_function("() => S.seats.every(s => s.joined)")
     assert ann.locator('a[data-invite]').count() == 0
-    # and they play it: South (Ann) sets up first
-    ann.click('button[data-action="123321"]')
-    bob.wait_for_function("() => S.ply === 1 && S.to_move === 1")
+    # and they play it: South (Bob now) sets up first
+    bob.click('button[data-action="123321"]')
+    ann.wait_for_function("() => S.ply === 1 && S.to_move === 1")
     assert ann.errors == [] and bob.errors == [] and watcher.errors == []
     shot(bob, "rematch-bob")
 

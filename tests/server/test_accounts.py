@@ -325,7 +325,7 @@ def test_migration_from_0002_keeps_existing_games(tmp_path):
         assert {g["id"] for g in c.get("/api/games").json()["games"]} == {"000000000000", "000000000001"}
         assert sign_up(c, "vera").status_code == 201  # the new tables work
     with eng.connect() as conn:
-        assert conn.execute(text("select version_num from alembic_version")).scalar() == "0005"  # migrated to the head (0003 accounts, 0004 clocks, 0005 puzzles)
+        assert conn.execute(text("select version_num from alembic_version")).scalar() == "0006"  # migrated to the head (0003 accounts, 0004 clocks, 0005 puzzles, 0006 presence)
         assert conn.execute(text("select count(*) from moves")).scalar() == 4
         assert conn.execute(text("select count(*) from site_keys where name = 'session'")).scalar() == 1
         assert conn.execute(text("select rated from games")).scalars().all() == [0, 0]

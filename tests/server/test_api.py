@@ -165,29 +165,33 @@ def test_computer_answers_and_the_game_list(client):
     assert [g["id"] for g in games] == [gid]
 
 
-def test_rematch_keeps_my_seat(client):
+def test_rematch_swaps_the_colours(client):
     gid, t0, t1 = two_humans(client)
     client.post(f"/api/games/{gid}/resign", json={})
     r = client.post(f"/api/games/{gid}/rematch")
     assert r.status_code == 201
     d = r.json()
-    assert d["id"] != gid and d["my_seats"] == [0] and d["ply"] == 0 and d["invites"] == {}  # the friend keeps seat 1
+    # alice played seat 0 (white): now she plays seat 1; the friend's seat 0 waits for him (no invite link)
+    assert d["id"] != gid and d["my_seats"] == [1] and d["ply"] == 0 and d["invites"] == {}
+    assert [s["name"] for s in d["seats"]] == ["bob", "alice"] and [s["joined"] for s in d["seats"]] == [False, True]
 
 
-def test_rematch_asked_by_both_players_is_one_game_where_each_keeps_the_seat(client):
+def test_rematch_asked_by_both_players_is_one_game_with_the_colours_swapped(client):
     gid, t0, t1 = two_humans(client)
     client.cookies.clear()  # from here on each request carries the tokens of one player only
     assert client.post(f"/api/games/{gid}/resign", json={}, headers={"x-seat-token": t0}).status_code == 200
     a = client.post(f"/api/games/{gid}/rematch", headers={"x-seat-token": t1}).json()
     client.cookies.clear()
-    assert a["my_seats"] == [1] and a["seats"][0]["joined"] is False
+    assert a["my_seats"] == [0] and a["seats"][1]["joined"] is False and a["seats"][0]["name"] == "bob"
     assert state(client, gid)["tags"]["rematch"] == a["id"]
     b = client.post(f"/api/games/{gid}/rematch", headers={"x-seat-token": t0}).json()
     client.cookies.clear()
-    assert b["id"] == a["id"] and b["my_seats"] == [0] and b["seats"][0]["joined"] and b["seats"][0]["name"] == "alice"
+    assert b["id"] == a["id"] and b["my_seats"] == [1] and b["seats"][1]["joined"] and b["seats"][1]["name"] == "alice"
     assert b["status"] == "live" and b["invites"] == {}
     assert client.post(f"/api/games/{gid}/rematch").status_code == 403  # a spectator
-    r = client.post(f"/api/games/{a['id']}/actions", json={"action": "e5", "ply": 0}, headers={"x-seat-token": b["tokens"]["0"]})
+    r = client.post(f"/api/games/{a['id']}/actions", json={"action": "e5", "ply": 0}, headers={"x-seat-token": b["tokens"]["1"]})
+    assert r.status_code == 403  # alice plays the second seat now
+    r = client.post(f"/api/games/{a['id']}/actions", json={"action": "e5", "ply": 0}, headers={"x-seat-token": a["tokens"]["0"]})
     assert r.status_code == 200 and r.json()["ply"] == 1
     assert [g["id"] for g in client.get("/api/games", params={"status": "live"}).json()["games"]] == [a["id"]]
 

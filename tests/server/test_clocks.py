@@ -11,11 +11,13 @@ import pytest
 
 import ringgames
 from ringgames.server import clocks as clk
+from ringgames.server.db import PresenceRow
+from ringgames.server.errors import ApiError
 from ringgames.server.service import Hub, clocked_spec
 from ringgames.server.testing import ServerProcess
 
 from .aio import run
-from .conftest import as_stranger, wait_for
+from .conftest import as_stranger, two_humans, wait_for
 
 
 def create(c, game="yinsh", seats=None, **kw):
@@ -223,6 +225,51 @@ def test_rematch_keeps_the_time_control(client):
     client.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": toks})
     r = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": toks})
     assert r.status_code == 201 and r.json()["time_control"]["label"] == "180+2"
+
+
+def test_rematch_against_the_computer_swaps_colours_and_keeps_the_clock(client):
+    gid, toks, d = create(client, seats=[{"kind": "me", "name": "alice"}, {"kind": "computer", "level": 0}],
+                          clock={"initial": 300, "increment": 3})
+    client.cookies.clear()
+    assert client.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": toks}).status_code == 200
+    r = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": toks})
+    assert r.status_code == 201, r.text
+    n = r.json()
+    assert [s["kind"] for s in n["seats"]] == ["computer", "human"] and n["my_seats"] == [1] and n["seats"][0]["level"] == 0
+    assert n["time_control"]["label"] == "300+3" and n["status"] == "live"
+    # the computer plays first now, on its running clock; then alice's clock runs
+    s = wait_for(lambda: (x := client.get(f"/api/games/{n['id']}").json())["ply"] == 1 and x)
+    assert s["clock_running"] == 1 and s["moves"][0]["seat"] == 0 and s["moves"][0]["left_ms"] is not None
+
+
+def test_rematch_of_two_people_on_a_clock_starts_the_clock_when_both_are_back(client):
+    gid, t0, t1 = two_humans(client, clock={"initial": 120, "increment": 1})
+    client.cookies.clear()
+    assert client.post(f"/api/games/{gid}/resign", json={}, headers={"X-Seat-Token": t1}).status_code == 200
+    a = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": t0}).json()
+    client.cookies.clear()
+    assert a["my_seats"] == [1] and a["status"] == "open" and a["clock_running"] is None
+    b = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": t1}).json()
+    client.cookies.clear()
+    assert b["id"] == a["id"] and b["my_seats"] == [0] and b["status"] == "live"
+    assert b["time_control"]["label"] == "120+1" and b["clock_running"] == 0  # bob (black before) moves first now
+
+
+def test_rematch_rings_three_players_rotates_seats_and_keeps_correspondence(client):
+    d = client.post("/api/games", json={"game": "rings", "players": 3, "correspondence": {"days": 3}, "seats": [
+        {"kind": "me", "name": "ann"}, {"kind": "me", "name": "ben"}, {"kind": "computer", "level": 0}]}).json()
+    client.cookies.clear()
+    tok = ".".join(d["tokens"].values())
+    for seat in (0, 1):
+        assert client.post(f"/api/games/{d['id']}/resign", json={"seat": seat}, headers={"X-Seat-Token": tok}).status_code == 200
+    assert client.get(f"/api/games/{d['id']}").json()["status"] == "finished"
+    r = client.post(f"/api/games/{d['id']}/rematch", headers={"X-Seat-Token": tok})
+    assert r.status_code == 201, r.text
+    n = r.json()
+    assert [s["kind"] for s in n["seats"]] == ["computer", "human", "human"] and [s["name"] for s in n["seats"][1:]] == ["ann", "ben"]
+    assert n["my_seats"] == [1, 2] and n["time_control"]["label"] == "3d" and n["players"] == 3 and n["status"] == "live"
+    # the unfinished new game: no rematch of it while it is played
+    assert client.post(f"/api/games/{n['id']}/rematch", headers={"X-Seat-Token": ".".join(n["tokens"].values())}).status_code == 409
 
 
 # -- several processes on one database --------------------------------------------------------------------------
@@ -530,3 +577,150 @@ def test_a_game_of_computers_only_stops_after_its_time(tmp_path):
             await hub.stop()
 
     run(main())
+
+
+# -- real time: claiming a game against a player who disconnected --------------------------------------------------------------
+
+@pytest.fixture()
+def quick_disconnect(tmp_path):
+    """A site where a real-time game may be claimed 2 s after the seat to decide lost its last WebSocket."""
+    from fastapi.testclient import TestClient
+
+    from ringgames.server.app import create_app
+    from ringgames.server.limits import Limits
+
+    app = create_app(f"sqlite:///{tmp_path / 'gone.sqlite3'}", ai_workers=1, ai_delay=0,
+                     limits=Limits(disconnect_claim_seconds=2.0, presence_heartbeat_seconds=0.2))
+    with TestClient(app) as c:
+        yield c
+
+
+def test_a_real_time_game_is_claimed_after_a_disconnection(quick_disconnect, tmp_path):
+    from .conftest import two_humans
+
+    c = quick_disconnect
+    db = tmp_path / "gone.sqlite3"
+    gid, t0, t1 = two_humans(c, clock={"initial": 600, "increment": 0})
+    c.cookies.clear()
+    claim = lambda: c.post(f"/api/games/{gid}/claim", headers={"X-Seat-Token": t0})  # noqa: E731
+    r = c.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0}, headers={"X-Seat-Token": t0})
+    assert r.status_code == 200 and r.json()["claim_in"] is None  # bob never connected: the clock decides
+    assert claim().json()["error"] == "not_claimable"
+    with c.websocket_connect(f"/ws/games/{gid}", headers={"X-Seat-Token": t1}) as ws:
+        hello = ws.receive_json()
+        assert hello["my_seats"] == [1] and hello["state"]["claim_in"] is None
+        assert db_rows(db, "select seat, connections from seat_presence where game_id = ?", gid) == [(1, 1)]
+        time.sleep(2.2)  # connected for longer than the claim time: still no claim
+        r = claim()
+        assert r.status_code == 409 and r.json()["error"] == "not_claimable" and "connected" in r.json()["message"]
+        assert c.get(f"/api/games/{gid}").json()["claim_in"] is None
+    # bob's page closed (the server learns it a moment later): the claim comes 2 s after; alice's connection is told
+    wait_for(lambda: db_rows(db, "select seat, connections from seat_presence where game_id = ?", gid) == [(1, 0)], timeout=5)
+    with c.websocket_connect(f"/ws/games/{gid}", headers={"X-Seat-Token": t0}) as ws:
+        hello = ws.receive_json()
+        assert hello["my_seats"] == [0]
+        assert db_rows(db, "select seat, connections from seat_presence where game_id = ? order by seat", gid) == [(0, 1), (1, 0)]
+        assert 0 < hello["state"]["claim_in"] <= 2000
+        r = claim()
+        assert r.status_code == 409 and 0 < r.json()["claim_in"] <= 2000
+        time.sleep(2.05)
+        r = claim()
+        assert r.status_code == 200, r.text
+        s = r.json()
+        assert (s["status"], s["reason"], s["winners"], s["result"]) == ("finished", "disconnected", [0], "white")
+        assert s["moves"][-1]["text"] == "disconnected" and s["moves"][-1]["seat"] == 1 and s["clock_running"] is None
+        msg = ws.receive_json()
+        while msg["state"]["status"] != "finished":
+            msg = ws.receive_json()
+        assert msg["state"]["reason"] == "disconnected"
+    assert '[Termination "disconnected"]' in c.get(f"/api/games/{gid}/record").text
+    # correspondence games are decided by their days: no claim, connected or not
+    gid, toks, d = create(c, correspondence={"days": 1})
+    with c.websocket_connect(f"/ws/games/{gid}", headers={"X-Seat-Token": toks}):
+        pass
+    time.sleep(2.1)
+    assert c.get(f"/api/games/{gid}").json()["claim_in"] is None
+
+
+def test_presence_is_shared_by_server_processes_and_a_dead_process_stops_counting(tmp_path):
+    """Two hubs on one database (two server processes): a seat connected to one cannot be claimed against through the
+    other; once it disconnects it can; and a process that dies with a connection open stops counting after three beats."""
+    presence_in_two_processes(f"sqlite:///{tmp_path / 'presence.sqlite3'}")
+
+
+def presence_in_two_processes(url: str) -> None:
+    async def main():
+        a = Hub(url, run_computers=False, run_clocks=False, disconnect_claim_seconds=0.5, presence_heartbeat=0.3)
+        b = Hub(url, run_computers=False, run_clocks=False, disconnect_claim_seconds=0.5, presence_heartbeat=0.3)
+        await a.start()
+        await b.start()
+        try:
+            seats = [{"kind": "me"}, {"kind": "invite"}]
+            room, mine, inv = await a.create("yinsh", None, None, seats, time_control={"initial": 600})
+            _, bob = await a.join(room.id, 1, "bob", inv[1])
+            await a.act(room.id, "e5", [mine[0]], 0)
+            await a.seats_connected(room, [1], True)  # bob's page is open on process a
+            await asyncio.sleep(1.2)  # a beats (longer than stale: connected all the same); b reads the database
+            with pytest.raises(ApiError) as e:
+                await b.claim(room.id, [mine[0]])
+            assert e.value.code == "not_claimable" and e.value.extra.get("claim_in") is None
+            await a.seats_connected(room, [1], False)  # closed
+            other = await b.room(room.id)
+            await asyncio.to_thread(b.presence.read, [room.id])
+            assert 0 <= b.claim_in(other) <= 500  # type: ignore[operator]
+            await asyncio.sleep(0.55)
+            done = await b.claim(room.id, [mine[0]])
+            assert b.snapshot(done)["reason"] == "disconnected"
+
+            # a process that dies with bob connected: its count stays, its beats stop
+            room, mine, inv = await a.create("yinsh", None, None, seats, time_control={"initial": 600})
+            await a.join(room.id, 1, "bob", inv[1])
+            await a.act(room.id, "e5", [mine[0]], 0)
+            await a.seats_connected(room, [1], True)
+            await a.stop()  # gone without closing the WebSocket
+            with b.Session() as s:
+                assert s.get(PresenceRow, (room.id, 1)).connections == 1  # type: ignore[union-attr]
+            with pytest.raises(ApiError):
+                await b.claim(room.id, [mine[0]])
+            await asyncio.sleep(0.9 + 0.5 + 0.1)  # three missed beats (stale), then the claim time
+            done = await b.claim(room.id, [mine[0]])
+            assert b.snapshot(done)["reason"] == "disconnected"
+        finally:
+            await a.stop()
+            await b.stop()
+
+    run(main())
+
+
+def test_migration_0006_adds_presence_to_a_database_with_games(tmp_path):
+    from sqlalchemy import create_engine, text
+
+    from ringgames.server.db import migrate
+
+    url = f"sqlite:///{tmp_path / 'm.sqlite3'}"
+    migrate(url, "0005")
+    eng = create_engine(url)
+    with eng.begin() as conn:
+        conn.execute(text("insert into games (id, game, variant, players, seats, status, source, start, tags, draw_offers, result, ply,"
+                          " created, updated, rated, time_control) values ('000000000001', 'yinsh', 'standard', 2, '[]', 'live',"
+                          " 'play', null, '{}', '[]', 'none', 0, '2026-12-01 00:00:00', '2026-12-01 00:00:00', 0,"
+                          " '{\"initial\": 60, \"increment\": 0}')"))
+    migrate(url)
+    with eng.begin() as conn:
+        assert conn.execute(text("select version_num from alembic_version")).scalar() == "0006"
+        assert conn.execute(text("select count(*) from games")).scalar() == 1
+        conn.execute(text("insert into seat_presence (game_id, seat, seen_ms) values ('000000000001', 1, 5)"))
+        assert conn.execute(text("select connections, seen_ms from seat_presence")).all() == [(0, 5)]
+    from pathlib import Path
+
+    from alembic import command
+    from alembic.config import Config
+
+    import ringgames.server.db as db
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(db.__file__).parent / "migrations"))
+    cfg.set_main_option("sqlalchemy.url", url)
+    command.downgrade(cfg, "0005")  # and back down
+    with eng.connect() as conn:
+        assert "seat_presence" not in [r[0] for r in conn.execute(text("select name from sqlite_master where type = 'table'"))]
+    eng.dispose()

@@ -344,11 +344,11 @@ def test_cross_site_rule(headers, allowed):
         assert reason.startswith("cross-site request refused")
 
 
-# -- rematches: every human seat stays with the player who held it --------------------------------------------------
+# -- rematches: every player keeps their own seat, rotated by one (colours swap) ------------------------------------
 
 def test_rematch_gives_nobody_the_other_players_seat(client):
-    """The host asks first: he gets his own seat and no invite for the friend's; he cannot take the friend's seat,
-    and the friend, asking afterwards with his old token, gets his seat in the new game."""
+    """The host asks first: he gets his own (rotated) seat and no invite for the friend's; he cannot take the friend's
+    seat, and the friend, asking afterwards with his old token, gets his seat in the new game."""
     gid, host, friend = two_humans(client)
     client.cookies.clear()
     H, F = {"X-Seat-Token": host}, {"X-Seat-Token": friend}
@@ -358,37 +358,37 @@ def test_rematch_gives_nobody_the_other_players_seat(client):
     assert a.status_code == 201, a.text
     a = a.json()
     nid = a["id"]
-    assert a["invites"] == {} and a["my_seats"] == [0] and list(a["tokens"]) == ["0"]
-    assert a["seats"][1]["name"] == "bob" and a["seats"][1]["joined"] is False and a["seats"][1]["open"] is False
+    assert a["invites"] == {} and a["my_seats"] == [1] and list(a["tokens"]) == ["1"]
+    assert a["seats"][0]["name"] == "bob" and a["seats"][0]["joined"] is False and a["seats"][0]["open"] is False
     # the host cannot take the friend's seat: no join (open or with any token), no new invite link
-    r = client.post(f"/api/games/{nid}/join", json={"seat": 1, "name": "impostor"}, headers=H)
+    r = client.post(f"/api/games/{nid}/join", json={"seat": 0, "name": "impostor"}, headers=H)
     assert r.status_code == 403 and r.json()["error"] == "seat_reserved", r.text
-    r = client.post(f"/api/games/{nid}/join", json={"seat": 1, "name": "impostor", "token": host}, headers=H)
+    r = client.post(f"/api/games/{nid}/join", json={"seat": 0, "name": "impostor", "token": host}, headers=H)
     assert r.status_code == 403 and r.json()["error"] == "seat_reserved", r.text
-    r = client.post(f"/api/games/{nid}/invite", json={"seat": 1}, headers={"X-Seat-Token": a["tokens"]["0"]})
+    r = client.post(f"/api/games/{nid}/invite", json={"seat": 0}, headers={"X-Seat-Token": a["tokens"]["1"]})
     assert r.status_code == 409 and r.json()["error"] == "seat_reserved", r.text
     # asking again, the host still gets only his own seat
     r = client.post(f"/api/games/{gid}/rematch", headers=H)
     client.cookies.clear()
-    assert r.status_code == 201 and r.json()["my_seats"] == [0] and list(r.json()["tokens"]) == ["0"]
+    assert r.status_code == 201 and r.json()["my_seats"] == [1] and list(r.json()["tokens"]) == ["1"]
     # the friend gets his own seat, with a fresh token
     b = client.post(f"/api/games/{gid}/rematch", headers=F)
     client.cookies.clear()
     assert b.status_code == 201, b.text
     b = b.json()
-    assert b["id"] == nid and b["my_seats"] == [1] and list(b["tokens"]) == ["1"] and b["invites"] == {}
-    assert b["seats"][1]["name"] == "bob" and b["seats"][1]["joined"] is True and b["status"] == "live"
-    ft = b["tokens"]["1"]
+    assert b["id"] == nid and b["my_seats"] == [0] and list(b["tokens"]) == ["0"] and b["invites"] == {}
+    assert b["seats"][0]["name"] == "bob" and b["seats"][0]["joined"] is True and b["status"] == "live"
+    ft = b["tokens"]["0"]
     assert ft not in (friend, host)
-    ht = r.json()["tokens"]["0"]
-    assert client.post(f"/api/games/{nid}/actions", json={"action": "e5", "ply": 0}, headers={"X-Seat-Token": ht}).status_code == 200
-    r = client.post(f"/api/games/{nid}/actions", json={"action": "f6", "ply": 1}, headers={"X-Seat-Token": ht})
+    ht = r.json()["tokens"]["1"]
+    r = client.post(f"/api/games/{nid}/actions", json={"action": "e5", "ply": 0}, headers={"X-Seat-Token": ht})
     assert r.status_code == 403 and r.json()["error"] == "not_your_turn"
-    r = client.post(f"/api/games/{nid}/actions", json={"action": "f6", "ply": 1}, headers={"X-Seat-Token": ft})
+    assert client.post(f"/api/games/{nid}/actions", json={"action": "e5", "ply": 0}, headers={"X-Seat-Token": ft}).status_code == 200
+    r = client.post(f"/api/games/{nid}/actions", json={"action": "f6", "ply": 1}, headers={"X-Seat-Token": ht})
     assert r.status_code == 200 and r.json()["ply"] == 2
 
 
-def test_rematch_rings_each_player_keeps_their_seat(client):
+def test_rematch_rings_seats_rotate_by_one(client):
     r = client.post("/api/games", json={"game": "rings", "players": 4, "seats": [
         {"kind": "me", "name": "p0"}, {"kind": "invite"}, {"kind": "invite"}, {"kind": "computer", "level": 0}]})
     d = r.json()
@@ -406,13 +406,15 @@ def test_rematch_rings_each_player_keeps_their_seat(client):
     assert client.get(f"/api/games/{gid}").json()["status"] == "finished"
     a = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": toks[2]}).json()
     client.cookies.clear()
-    assert a["my_seats"] == [2] and list(a["tokens"]) == ["2"] and a["invites"] == {}
-    assert [s["kind"] for s in a["seats"]] == ["human", "human", "human", "computer"]
-    assert [s["joined"] for s in a["seats"][:3]] == [False, False, True]
+    # old seat i -> new seat i + 1 (mod 4): the computer of seat 3 plays seat 0, p2 plays seat 3
+    assert a["my_seats"] == [3] and list(a["tokens"]) == ["3"] and a["invites"] == {}
+    assert [s["kind"] for s in a["seats"]] == ["computer", "human", "human", "human"]
+    assert [s["name"] for s in a["seats"][1:]] == ["p0", "p1", "p2"]
+    assert [s["joined"] for s in a["seats"][1:]] == [False, False, True]
     for i in (0, 1):
         b = client.post(f"/api/games/{gid}/rematch", headers={"X-Seat-Token": toks[i]}).json()
         client.cookies.clear()
-        assert b["id"] == a["id"] and b["my_seats"] == [i] and list(b["tokens"]) == [str(i)] and b["invites"] == {}
+        assert b["id"] == a["id"] and b["my_seats"] == [i + 1] and list(b["tokens"]) == [str(i + 1)] and b["invites"] == {}
     assert client.get(f"/api/games/{a['id']}").json()["status"] == "live"
 
 

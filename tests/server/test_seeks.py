@@ -87,7 +87,8 @@ def test_withdraw_keep_expire_and_who_may(p, tmp_path):
         sid = c.post("/api/seeks", json={"game": "yinsh"}).json()["seek"]["id"]
         assert c.post(f"/api/seeks/{sid}/accept").json()["error"] == "already_seated"
         sid2 = c.post("/api/seeks", json={"game": "yinsh", "variant": "blitz"}).json()["seek"]["id"]
-        assert [s["id"] for s in c.get("/api/seeks").json()["seeks"]] == [sid2]  # one seek at a time
+        assert c.delete(f"/api/seeks/{sid}").status_code == 200
+        assert [s["id"] for s in c.get("/api/seeks").json()["seeks"]] == [sid2]
     with p.as_("ben") as c:
         assert c.delete(f"/api/seeks/{sid2}").status_code == 403
         assert c.post(f"/api/seeks/{sid2}/keep").status_code == 403
@@ -110,3 +111,61 @@ def test_withdraw_keep_expire_and_who_may(p, tmp_path):
         assert r.status_code == 422 and r.json()["error"] == "bad_game"
         r = c.post("/api/seeks", json={"game": "yinsh", "rating_min": 1800, "rating_max": 1200})
         assert r.status_code == 422 and r.json()["error"] == "bad_range"
+
+
+def test_several_seeks_per_player(p):
+    """Up to three open seeks of different kinds; the same kind again replaces the old one; a fourth is refused; each
+    can be withdrawn or accepted on its own, and the others stay open."""
+    with p.as_("amy") as c:
+        ids = [c.post("/api/seeks", json=body).json()["seek"]["id"] for body in (
+            {"game": "yinsh"}, {"game": "gyges", "rated": True}, {"game": "rings", "players": 3})]
+        listed = c.get("/api/seeks").json()["seeks"]
+        assert [s["id"] for s in listed] == ids and {s["owner"] for s in listed} == {"amy"}
+        r = c.post("/api/seeks", json={"game": "yinsh", "variant": "blitz"})
+        assert r.status_code == 409 and r.json()["error"] == "too_many_seeks" and "at most 3" in r.json()["message"]
+        # the same kind again replaces the open one (a new id, a new range), without counting as a fourth
+        r = c.post("/api/seeks", json={"game": "gyges", "rated": True, "rating_max": 1700})
+        assert r.status_code == 201, r.text
+        ids[1] = r.json()["seek"]["id"]
+        assert [(s["id"], s["rating_max"]) for s in c.get("/api/seeks").json()["seeks"]] == [(ids[0], None), (ids[2], None), (ids[1], 1700)]
+        assert c.delete(f"/api/seeks/{ids[2]}").status_code == 200  # withdrawn: room for another
+        ids[2] = c.post("/api/seeks", json={"game": "yinsh", "variant": "blitz"}).json()["seek"]["id"]
+        for sid in ids:
+            assert c.post(f"/api/seeks/{sid}/keep").status_code == 200  # each is kept alive on its own
+    with p.as_("ben") as c:
+        gid = c.post(f"/api/seeks/{ids[1]}/accept").json()["game_id"]
+        assert gid is not None and c.get(f"/api/games/{gid}").json()["game"] == "gyges"
+        assert sorted(s["id"] for s in c.get("/api/seeks").json()["seeks"]) == sorted([ids[0], ids[2]])
+    with p.as_("amy") as c:
+        assert c.get(f"/api/seeks/{ids[1]}").json()["game_id"] == gid  # the lobby learns the game from its seek
+        assert c.post("/api/seeks", json={"game": "gyges"}).status_code == 201  # a started seek is no longer open
+
+
+def test_play_again_after_a_rated_seek_game_is_rated_with_the_colours_swapped(p):
+    """Seats of a seek's game are held by accounts only (no seat token): play again keeps the other account's seat
+    for that account, rotated, and the new game is rated."""
+    with p.as_("amy") as c:
+        sid = c.post("/api/seeks", json={"game": "yinsh", "rated": True}).json()["seek"]["id"]
+    with p.as_("ben") as c:
+        gid = c.post(f"/api/seeks/{sid}/accept").json()["game_id"]
+        g = c.get(f"/api/games/{gid}").json()
+        names = [s["name"] for s in g["seats"]]
+        assert c.post(f"/api/games/{gid}/resign", json={}).status_code == 200
+        r = c.post(f"/api/games/{gid}/rematch")
+        assert r.status_code == 201, r.text
+        n = r.json()
+        assert n["rated"] is True and [s["name"] for s in n["seats"]] == names[::-1]
+        assert n["my_seats"] == [1 - names.index("ben")] and n["status"] == "open" and n["invites"] == {}
+        # ben cannot take amy's seat
+        r = c.post(f"/api/games/{n['id']}/join", json={"seat": names.index("ben")})
+        assert r.status_code == 409 and r.json()["error"] == "already_seated"
+    with p.as_("cal") as c:  # nor can anybody else
+        r = c.post(f"/api/games/{n['id']}/join", json={"seat": names.index("ben")})
+        assert r.status_code == 403 and r.json()["error"] == "seat_reserved"
+        assert c.post(f"/api/games/{gid}/rematch").status_code == 403
+    with p.as_("amy") as c:
+        r = c.post(f"/api/games/{gid}/rematch")
+        assert r.status_code == 201, r.text
+        m = r.json()
+        assert m["id"] == n["id"] and m["my_seats"] == [1 - names.index("amy")] and m["status"] == "live"
+        assert [s["account"] is not None for s in m["seats"]] == [True, True]

@@ -476,10 +476,13 @@ async def get_chat(gid: GameId, request: Request):
     return {"chat": (await hub_of(request).room(gid)).chat}
 
 
-@router.post("/games/{gid}/rematch", status_code=201, summary="Play again: same game and seats, your seats stay yours",
-             description="Only players may ask, once the game is over (409 game_not_over before). Every human seat stays "
-                         "with the player who held it: the first asker gets their own seats, the others' seats wait for "
-                         "them (no invite link), and each of them gets their seats by asking with their seat token here.",
+@router.post("/games/{gid}/rematch", status_code=201, summary="Play again: same game, players and time control; colours swap",
+             description="Only players may ask, once the game is over (409 game_not_over before). The new game has the "
+                         "same game, variant, players, time control and rated flag; the seats rotate by one: whoever held "
+                         "seat i now plays seat i+1 (the last seat's player plays seat 0), computers too, so in a "
+                         "two-player game the colours swap. The first asker gets their seats, the others' seats wait "
+                         "for them (no invite link), and each of them gets their seats by asking here with their seat "
+                         "token of the old game (or as the account that held it).",
              response_model=CreatedGame, responses=errors(*GAME, *POST, 409, 429))
 async def rematch(gid: GameId, request: Request, response: Response, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
@@ -490,22 +493,25 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
     if not old.over:
         raise ApiError(409, "game_not_over", "the game is still being played")
     invites: dict[int, str] = {}
+    account = await account_of(request)
     async with old.lock:  # one new game per finished game: whoever asks second gets their seats in the first one's game
         nxt = old.row.tags.get("rematch")
         if nxt is None:
-            # every human seat stays with the player who held it: the asker's seats are theirs now, the other
-            # players' seats wait for them (kept by the hash of their seat token in this game, no invite link)
-            seats: list[dict] = []
+            # the player of old seat i plays seat (i + 1) mod n: the asker's seats are theirs now, the other players'
+            # seats wait for them (kept by the hash of their seat token in this game or their account, no invite link)
+            n = len(old.row.seats)
+            seats: list[dict] = [{} for _ in range(n)]
             for i, s in enumerate(old.row.seats):
                 if s["kind"] == "computer":  # (a computer-only game has no players, so no rematch)
-                    seats.append({"kind": "computer", "level": s.get("level") or 0})
+                    spec: dict = {"kind": "computer", "level": s.get("level") or 0}
                 elif i in mine:
-                    seats.append({"kind": "me", "name": s["name"], "reserved_hash": s["token_hash"]})
-                elif s.get("token_hash"):
-                    seats.append({"kind": "reserved", "name": s["name"], "reserved_hash": s["token_hash"]})
+                    spec = {"kind": "me", "name": s["name"], "reserved_hash": s.get("token_hash")}
+                elif s.get("token_hash") or s.get("account") is not None:
+                    spec = {"kind": "reserved", "name": s["name"], "reserved_hash": s.get("token_hash"),
+                            "reserved_account": s.get("account")}
                 else:  # nobody ever took it: waiting for a player as before
-                    seats.append({"kind": "open" if s.get("open") else "invite"})
-            account = await account_of(request)
+                    spec = {"kind": "open" if s.get("open") else "invite"}
+                seats[(i + 1) % n] = spec
             room, toks, invites = await hub.create(old.row.game, old.row.variant, old.row.players, seats, old.row.tags.get("setup"),
                                                    old.row.time_control, account=account, rated=old.row.rated and account is not None)
             old.row.tags = {**old.row.tags, "rematch": room.id}
@@ -515,7 +521,7 @@ async def rematch(gid: GameId, request: Request, response: Response, x_seat_toke
     if nxt is None:
         await hub.broadcast(old)  # the other players' pages offer to join the new game
     else:  # the seats this player held in the old game are theirs in the new one (proved by the old seat tokens)
-        room, toks = await hub.reclaim(room.id, {i: old.row.seats[i]["token_hash"] for i in mine})
+        room, toks = await hub.reclaim(room.id, {i: old.row.seats[i].get("token_hash") for i in mine}, account)
     remember(response, request, room.id, list(toks.values()))
     out = view(hub, room, list(toks.values()) + await credentials(request, room.id))
     out["tokens"] = {str(k): v for k, v in toks.items()}
@@ -546,7 +552,7 @@ async def get_record(gid: GameId, request: Request):
         tags["TimeControl"] = tc.label
     rec = Record.from_state(room.state, tags, room.times if tc is not None else None)
     reason = hub.snapshot(room)["reason"]
-    if reason in ("time", "aborted"):  # the protocol knows these as a resignation / an unfinished game
+    if reason in ("time", "aborted", "abandoned", "disconnected"):  # the protocol knows these as a resignation / an unfinished game
         rec.tags["Termination"] = reason
     return rec.dumps()
 
@@ -832,8 +838,10 @@ async def start_if_filled(request: Request, seek: dict, filled) -> dict:
 
 
 @router.post("/seeks", status_code=201, summary="Post a seek (or, with quick, pair with a compatible one)", response_model=SeekAnswer,
-             description="One seek per player: posting withdraws the player's other open seek. It lasts 90 s unless the "
-                         "owner keeps it alive (POST /api/seeks/{sid}/keep, as the lobby does every 30 s).",
+             description="Up to 3 open seeks per player (409 too_many_seeks beyond), of different kinds: a seek of the "
+                         "same game, variant, players and rated/casual as one of the player's open seeks replaces it. It "
+                         "lasts 90 s unless the owner keeps it alive (POST /api/seeks/{sid}/keep, as the lobby does "
+                         "every 30 s).",
              responses=errors(*POST, 401, 409, 422))
 async def post_seek(body: SeekIn, request: Request):
     account = await logged_in(request)

@@ -96,7 +96,8 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
               max_rooms=settings.max_rooms, computer_games_per_client=settings.computer_games_per_client,
               computer_games_total=settings.computer_games_total, computer_game_actions=settings.computer_game_actions,
               clock_heartbeat=settings.clock_heartbeat_seconds, abort_seconds=settings.abort_first_move_seconds,
-              claim_seconds=settings.claim_after_seconds, computer_max_seconds=settings.computer_game_max_seconds, password_hasher=password_hasher)
+              claim_seconds=settings.claim_after_seconds, disconnect_claim_seconds=settings.disconnect_claim_seconds,
+              presence_heartbeat=settings.presence_heartbeat_seconds, computer_max_seconds=settings.computer_game_max_seconds, password_hasher=password_hasher)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

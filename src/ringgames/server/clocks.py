@@ -40,6 +40,12 @@ ABORT_SECONDS = 30.0
 #: in a game without a clock, the other players may claim the game when the seat to decide has not moved for this
 #: long (``ringgames serve --limit claim_after_seconds=N``)
 CLAIM_SECONDS = 86_400.0
+#: in a real-time game, the other players may claim the game when the seat to decide has had no connected WebSocket
+#: for this long (``--limit disconnect_claim_seconds=N``; lichess waits some 10-60 s depending on the speed)
+DISCONNECT_CLAIM_SECONDS = 30.0
+#: every server process marks the seats it has WebSockets of as seen this often (``presence.py``); a seat counts
+#: as gone three beats after its process's last beat (a process that died)
+PRESENCE_HEARTBEAT_SECONDS = 5.0
 #: a game of computers only is stopped (finished, no result) after this many plies or this long after its creation
 COMPUTER_MAX_SECONDS = 6 * 3600.0
 

@@ -32,7 +32,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 __all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "ClockSite", "AccountRow", "SessionRow", "SiteKeyRow", "GamePlayerRow",
-           "RatingRow", "RatingHistoryRow", "SeekRow", "PuzzleRatingRow", "PuzzlePlayerRow", "PuzzleAttemptRow", "make_engine", "migrate", "default_sqlite_url"]
+           "RatingRow", "RatingHistoryRow", "SeekRow", "PuzzleRatingRow", "PuzzlePlayerRow", "PuzzleAttemptRow", "PresenceRow", "make_engine", "migrate", "default_sqlite_url"]
 
 
 def _now() -> datetime:
@@ -258,6 +258,18 @@ class PuzzleAttemptRow(Base):
     puzzle_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     correct: Mapped[bool] = mapped_column(Boolean)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class PresenceRow(Base):
+    """A seat's WebSocket presence, shared by every server process (``presence.py``, migration 0006): its open
+    connections over all processes and when it was last seen connected (ms since the epoch; beaten while connected)."""
+
+    __tablename__ = "seat_presence"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    connections: Mapped[int] = mapped_column(Integer, default=0)
+    seen_ms: Mapped[int] = mapped_column(BigInteger)
 
 
 def default_sqlite_url() -> str:

@@ -60,6 +60,11 @@ def size_text(n: int) -> str:
     return f"{n:,} bytes"
 
 
+#: time settings that tests may set below a second
+_SHORT_SECONDS = ("clock_heartbeat_seconds", "abort_first_move_seconds", "claim_after_seconds", "disconnect_claim_seconds",
+                  "presence_heartbeat_seconds")
+
+
 @dataclass(frozen=True)
 class Limits:
     """Every limit of the web tier (see ``docs/security.md``). Rates: ``limits`` notation, moving window."""
@@ -102,6 +107,10 @@ class Limits:
     abort_first_move_seconds: float = 30.0
     #: a game without a clock may be claimed by the others when the seat to decide has not moved for this long
     claim_after_seconds: float = 86_400.0
+    #: a real-time game may be claimed by the others when the seat to decide has had no WebSocket for this long;
+    #: every process marks its connected seats as seen in the database every presence_heartbeat_seconds
+    disconnect_claim_seconds: float = 30.0
+    presence_heartbeat_seconds: float = 5.0
     #: a game of computers only is stopped (finished, no result) this long after its creation
     #: (its length in actions is bounded by computer_game_actions)
     computer_game_max_seconds: float = 21_600.0
@@ -116,7 +125,7 @@ class Limits:
                     _limits.parse(v)
                 except ValueError:
                     raise ValueError(f"limit {f.name}: {v!r} is not a rate such as '20/minute' or '30 per 10 seconds'") from None
-            elif f.type in ("int", "float") and not (isinstance(v, (int, float)) and v >= (0 if f.name == "room_idle_seconds" else 0.05 if f.name in ("clock_heartbeat_seconds", "abort_first_move_seconds", "claim_after_seconds") else 1)):
+            elif f.type in ("int", "float") and not (isinstance(v, (int, float)) and v >= (0 if f.name == "room_idle_seconds" else 0.05 if f.name in _SHORT_SECONDS else 1)):
                 raise ValueError(f"limit {f.name}: {v!r} must be a positive number")
 
     @classmethod

@@ -171,6 +171,8 @@ async def game_socket(ws: WebSocket, gid: str):
         tokens.insert(0, seat_tokens.AccountKey(account.id))
     queue: asyncio.Queue = asyncio.Queue(maxsize=1000)
     sync_queued = False
+    present = hub.seats_for(room, tokens)  # the seats this connection counts as connected (claims in real time)
+    await hub.seats_connected(room, present, True)  # (before listening: the hello below has the state with it)
     room.listeners.add(queue)
 
     async def sender():
@@ -244,3 +246,7 @@ async def game_socket(ws: WebSocket, gid: str):
     finally:
         room.listeners.discard(queue)
         send_task.cancel()
+        try:
+            await hub.seats_connected(room, present, False)
+        except Exception:  # the server is stopping (the database is closed): presence turns stale by itself
+            log.debug("presence of game %s not updated on close", gid, exc_info=True)

@@ -10,8 +10,9 @@
 * A seat may also belong to an **account** (``"account": id``): a logged-in player who creates or joins a game
   sits as their account, and a guest's seats move to the account on sign-up or login (``accounts.py``). Such a
   seat is held by its token *and* by the account's session (an :class:`AccountKey` among the credentials).
-* A **reserved seat** (a rematch) belongs to the player who held it in the previous game: it keeps the hash of
-  that player's old seat token (``reserved_hash``) and only the rematch request carrying that token claims it;
+* A **reserved seat** (a rematch) belongs to the player who held it in the previous game (seats rotate by one in a
+  rematch): it keeps the hash of that player's old seat token (``reserved_hash``) and their account if any
+  (``reserved_account``), and only the rematch request carrying that token, or that account's session, claims it;
   no invite exists for it and it cannot be joined or re-invited.
 
 Seats are the dicts of ``GameRow.seats``; these functions change them in place, the caller saves the row.
@@ -71,14 +72,17 @@ def held(seats: list[dict], tokens: Iterable[Credential]) -> list[int]:
             if s.get("token_hash") in hashes or (s.get("account") is not None and s.get("account") in accounts)]
 
 
-def human_seat(kind: str, name: str, reserved_hash: str | None = None) -> tuple[dict, str | None, str | None]:
+def human_seat(kind: str, name: str, reserved_hash: str | None = None,
+               reserved_account: int | None = None) -> tuple[dict, str | None, str | None]:
     """A new human seat of ``kind`` me | invite | open | reserved; returns (seat, its seat token if "me", its invite
-    token if "invite"). ``reserved_hash`` (rematches): the hash of the seat token that held this seat in the previous
-    game; a "reserved" seat waits for that player only."""
-    seat = {"kind": "human", "name": name, "spec": None, "level": None, "token_hash": None, "invite_hash": None,
+    token if "invite"). ``reserved_hash`` (rematches): the hash of the seat token that held this player's seat in the
+    previous game; ``reserved_account``: the account that held it; a "reserved" seat waits for that player only."""
+    seat: dict[str, object] = {"kind": "human", "name": name, "spec": None, "level": None, "token_hash": None, "invite_hash": None,
             "joined": kind == "me", "invite": kind == "invite", "open": kind == "open"}
     if reserved_hash:
         seat["reserved_hash"] = reserved_hash
+    if reserved_account is not None:
+        seat["reserved_account"] = reserved_account
     token = invite = None
     if kind == "me":
         token = new_token()
@@ -87,6 +91,11 @@ def human_seat(kind: str, name: str, reserved_hash: str | None = None) -> tuple[
         invite = new_token()
         seat["invite_hash"] = hash_token(invite)
     return seat, token, invite
+
+
+def reserved(seat: dict) -> bool:
+    """The seat is kept for the player who held it in the previous game (a rematch): by seat token or account."""
+    return bool(seat.get("reserved_hash")) or seat.get("reserved_account") is not None
 
 
 def claim(seat: dict, invite: str | None, *, vouched: bool = False) -> str:
@@ -98,7 +107,7 @@ def claim(seat: dict, invite: str | None, *, vouched: bool = False) -> str:
                        else "that seat belongs to a recorded game")
     if seat.get("joined"):
         raise ApiError(409, "seat_taken", "that seat has been taken; an invite link works only once")
-    if seat.get("reserved_hash") and not vouched:
+    if reserved(seat) and not vouched:
         raise ApiError(403, "seat_reserved", "that seat is kept for the player who held it in the previous game")
     if not vouched:
         if invite:
@@ -115,7 +124,7 @@ def reinvite(seat: dict) -> str:
     """A new invite token for a seat still waiting for its player; the previous invite link stops working."""
     if seat.get("kind") != "human" or seat.get("joined"):
         raise ApiError(409, "seat_taken", "that seat is not waiting for a player")
-    if seat.get("reserved_hash"):
+    if reserved(seat):
         raise ApiError(409, "seat_reserved", "that seat is kept for the player who held it in the previous game")
     invite = new_token()
     seat.update(invite_hash=hash_token(invite), invite=True)

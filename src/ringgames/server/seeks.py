@@ -5,7 +5,8 @@ Quick pairing accepts the oldest compatible seek (each player's rating inside th
 Everything is in the database (the ``seeks`` table), so several server processes can share them: taking the last
 seat is a compare-and-set on the seek's ``version``, so two players cannot both take it. A seek lasts
 :data:`SEEK_SECONDS` unless its owner's lobby page keeps it alive; it vanishes when the owner leaves (the page stops
-asking), withdraws it, or posts another one.
+asking) or withdraws it. A player may keep :data:`MAX_SEEKS` open seeks at once (of different kinds: posting a
+seek of the same game, variant, player count and rated/casual as an open one replaces that one).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from .. import load_game
@@ -27,6 +28,8 @@ from .errors import ApiError
 SEEK_SECONDS = 90
 #: at most this many open seeks are listed
 MAX_LISTED = 200
+#: open seeks per player
+MAX_SEEKS = 3
 
 
 def _aware(t: datetime) -> datetime:
@@ -65,7 +68,8 @@ class Seeks:
 
     def post(self, account: Account, game: str, variant: str | None, players: int | None, rated: bool,
              rating_min: int | None, rating_max: int | None) -> dict:
-        """A new seek of ``account`` (its other open seeks are withdrawn: one seek at a time)."""
+        """A new seek of ``account``: it replaces the account's open seek of the same kind (game, variant, players,
+        rated) if any; otherwise 409 ``too_many_seeks`` when the account already has :data:`MAX_SEEKS` open."""
         try:
             g = load_game(game, variant, players)
         except ValueError as exc:
@@ -77,7 +81,15 @@ class Seeks:
                       rated=rated, rating_min=rating_min, rating_max=rating_max, joined=[], version=0, created=now,
                       expires=now + timedelta(seconds=SEEK_SECONDS))
         with self.Session.begin() as s:
-            s.execute(delete(SeekRow).where(SeekRow.account_id == account.id, SeekRow.game_id.is_(None)))
+            # one post at a time per account (PostgreSQL: the account's row is locked; SQLite: the write lock below)
+            s.execute(select(AccountRow.id).where(AccountRow.id == account.id).with_for_update())
+            mine = SeekRow.account_id == account.id
+            s.execute(delete(SeekRow).where(mine, SeekRow.game_id.is_(None)).where(
+                (SeekRow.expires < now) | ((SeekRow.game == g.name) & (SeekRow.variant == g.variant)
+                                           & (SeekRow.players == g.num_players) & (SeekRow.rated.is_(rated)))))
+            n = s.scalar(select(func.count()).select_from(SeekRow).where(mine, SeekRow.game_id.is_(None)))
+            if n and n >= MAX_SEEKS:
+                raise ApiError(409, "too_many_seeks", f"you already have {n} open seeks, at most {MAX_SEEKS}: withdraw one first")
             s.add(row)
             s.flush()
             return self.view(s, row)

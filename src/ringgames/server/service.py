@@ -40,6 +40,7 @@ from . import seats as seat_tokens
 from .accounts import Account, Accounts
 from .db import ChatRow, ClockSite, GamePlayerRow, GameRow, MoveRow, make_engine, migrate, sessions
 from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
+from .presence import Presence
 from .seats import Credential
 from .seeks import Seeks
 
@@ -65,6 +66,8 @@ CLOCK_FIELDS = ("clocks", "clock_seat", "clock_at", "deadline")
 TIME_TEXT = "time"
 #: the move text of a win claimed against a seat that stayed away (recorded as that seat's resignation)
 ABANDONED_TEXT = "abandoned"
+#: the move text of a real-time game claimed against a seat that has had no connection for a while (a resignation)
+DISCONNECTED_TEXT = "disconnected"
 
 
 #: analysis requests that may wait for the analysis worker (more: 429 analysis_busy)
@@ -223,7 +226,8 @@ class Hub:
                  room_idle_seconds: float = 600.0, max_rooms: int = 5000, computer_games_per_client: int = 2,
                  computer_games_total: int = 6, computer_game_actions: int = 600, run_clocks: bool | None = None,
                  clock_heartbeat: float = 1.0, abort_seconds: float = clk.ABORT_SECONDS,
-                 claim_seconds: float = clk.CLAIM_SECONDS,
+                 claim_seconds: float = clk.CLAIM_SECONDS, disconnect_claim_seconds: float = clk.DISCONNECT_CLAIM_SECONDS,
+                 presence_heartbeat: float = clk.PRESENCE_HEARTBEAT_SECONDS,
                  computer_max_seconds: float = clk.COMPUTER_MAX_SECONDS, password_hasher=None):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
@@ -261,6 +265,13 @@ class Hub:
         self.abort_ms = max(100, int(abort_seconds * 1000))
         #: in a game without a clock, the others may claim it when the seat to decide has not moved for this long
         self.claim_ms = max(100, int(claim_seconds * 1000))
+        #: in a real-time game, the others may claim it when the seat to decide has had no WebSocket for this long
+        self.disconnect_ms = max(100, int(disconnect_claim_seconds * 1000))
+        #: every process marks the seats it has WebSockets of as seen this often (``presence.py``)
+        self.presence_heartbeat_ms = max(50, int(presence_heartbeat * 1000))
+        self._presence: Presence | None = None
+        #: per room in memory: (ply, seat to decide, since when it is away) as last seen, to tell the players of changes
+        self._away_shown: dict[str, tuple[int, int | None, int | None]] = {}
         #: games with computer seats only are stopped this long after their creation (their length in actions:
         #: computer_game_actions)
         self.computer_max_ms = int(computer_max_seconds * 1000)
@@ -306,6 +317,13 @@ class Hub:
         return self._accounts
 
     @property
+    def presence(self) -> Presence:
+        """WebSocket presence per seat, in the database (after :meth:`start`)."""
+        if self._presence is None:
+            raise RuntimeError("the hub is not started")
+        return self._presence
+
+    @property
     def seeks(self) -> Seeks:
         """Seeks (after :meth:`start`)."""
         if self._seeks is None:
@@ -321,8 +339,10 @@ class Hub:
         self._sessionmaker = sessions(self.engine)
         self._accounts = Accounts(self._sessionmaker, self._password_hasher)
         self._seeks = Seeks(self._sessionmaker)
+        self._presence = Presence(self._sessionmaker, self.presence_heartbeat_ms)
         self._freeze()
         self._spawn(self._sweep())
+        self._spawn(self._presence_loop())
         if self.run_clocks:  # before any room is loaded: downtime is credited to the stored clocks first
             self.clock_resumed_ms = await asyncio.to_thread(self._resume_clocks, clk.now_ms())
             self._clock_wake = asyncio.Event()
@@ -657,7 +677,7 @@ class Hub:
             elif kind in ("me", "invite", "open", "reserved"):  # "reserved": rematches only (never from the API)
                 name = (clean_name(spec.get("name"), "me") if kind in ("me", "reserved")
                         else clean_name(None, "waiting…"))
-                seat, tok, inv = seat_tokens.human_seat(kind, name, spec.get("reserved_hash"))
+                seat, tok, inv = seat_tokens.human_seat(kind, name, spec.get("reserved_hash"), spec.get("reserved_account"))
                 if kind == "me" and account is not None:
                     seat.update(account=account.id, name=account.username)
                 out.append(seat)
@@ -838,24 +858,37 @@ class Hub:
                 continue
         return changed
 
-    async def reclaim(self, gid: str, old_hashes: dict[int, str]) -> tuple[Room, dict[int, str]]:
-        """Rematch: the seats of game ``gid`` kept for the player whose seat tokens in the previous game hash to
-        ``old_hashes`` (seat -> hash); returns the room and a fresh seat token per seat (see ``seats.reclaim``)."""
+    async def reclaim(self, gid: str, old_hashes: dict[int, str | None], account: Account | None = None,
+                      ) -> tuple[Room, dict[int, str]]:
+        """Rematch: the seats of game ``gid`` kept for the player who held seats of the previous game — old seat ->
+        the hash of its seat token (``old_hashes``), or by ``account``. Seats rotate in a rematch, so a seat is found by
+        its ``reserved_hash``/``reserved_account``, not its number. Returns the room and a fresh seat token per seat of
+        the new game (see ``seats.reclaim``)."""
         async with self._locked(gid) as room:
             seats = [dict(s) for s in room.row.seats]
             toks: dict[int, str] = {}
             for i, h in old_hashes.items():
-                if not 0 <= i < len(seats):
-                    continue
-                s = seats[i]
-                if s.get("reserved_hash") == h:
-                    toks[i] = seat_tokens.reclaim(s, h)
-                elif s.get("kind") == "human" and not s.get("reserved_hash") and not s.get("joined"):
-                    # a rematch made before seats were reserved: its waiting seat goes to the seat's old holder
-                    toks[i] = seat_tokens.claim(s, None, vouched=True)
+                j = next((k for k, s in enumerate(seats) if h and s.get("reserved_hash") == h), None)
+                if j is not None:
+                    toks[j] = seat_tokens.reclaim(seats[j], h)  # type: ignore[arg-type]
+                elif 0 <= i < len(seats) and seats[i].get("kind") == "human" and not seat_tokens.reserved(seats[i]) \
+                        and not seats[i].get("joined"):
+                    # a rematch made before seats were reserved (and rotated): its waiting seat goes to the old holder
+                    toks[i] = seat_tokens.claim(seats[i], None, vouched=True)
+            if account is not None:
+                for k, s in enumerate(seats):
+                    if s.get("reserved_account") == account.id and not s.get("joined") and k not in toks:
+                        toks[k] = seat_tokens.claim(s, None, vouched=True)
+            for k in toks:
+                if account is not None and seats[k].get("reserved_account") in (None, account.id):
+                    seats[k].update(account=account.id, name=account.username)
             if toks:
                 room.row.seats = seats
+                was = room.row.status
                 room.row.status = self._status(room.row, room.state)
+                if was != room.row.status:
+                    room.turn_since = clk.now_ms()
+                self._start_clock(room)
                 await asyncio.to_thread(self._save_row, room.row)
                 await self.broadcast(room)
             return room, toks
@@ -1261,10 +1294,11 @@ class Hub:
         row = room.row
         if row.time_control is None:
             return {"clocks": None, "clock_running": None, "claim_in": self.claim_in(room, now)}
+        claim_in = self.claim_in(room, now)
         left = clk.left_now(row.clocks, row.clock_seat, row.clock_at, clk.now_ms() if now is None else now)
         if left is None:  # not started (a seat is still waiting)
             left = [clk.TimeControl.from_json(row.time_control).initial_ms] * row.players  # type: ignore[union-attr]
-        return {"clocks": left, "clock_running": row.clock_seat, "claim_in": None}
+        return {"clocks": left, "clock_running": row.clock_seat, "claim_in": claim_in}
 
     async def resign(self, gid: str, tokens: Sequence[Credential], seat: int | None = None) -> Room:
         async with self._locked(gid) as room:
@@ -1289,17 +1323,28 @@ class Hub:
     # -- abandonment: claiming a game against a seat that stays away -----------
     def claim_in(self, room: Room, now: int | None = None) -> int | None:
         """Milliseconds until the other players may claim the game against the seat to decide (0: now), or None
-        where claims do not apply: games with a clock (the clock decides), over, not live, a computer to move."""
+        where claims do not apply: over, not live, a computer to move, correspondence (the days decide), and in a
+        real-time game while the seat to decide is connected (or never connected by WebSocket). Without a clock:
+        ``claim_ms`` after its turn began; in real time: ``disconnect_ms`` after its last WebSocket went away."""
         st, row = room.state, room.row
-        if row.time_control is not None or row.status != "live" or room.over:
+        if row.status != "live" or room.over:
             return None
-        if row.seats[st.current_player()]["kind"] != "human":
+        p = st.current_player()
+        if row.seats[p]["kind"] != "human":
             return None
-        return max(0, room.turn_since + self.claim_ms - (clk.now_ms() if now is None else now))
+        now = clk.now_ms() if now is None else now
+        if row.time_control is not None:
+            tc = clk.TimeControl.from_json(row.time_control)
+            if tc is None or tc.days or self._presence is None:
+                return None
+            since = self._presence.away_since(room.id, p, now)
+            return None if since is None else max(0, since + self.disconnect_ms - now)
+        return max(0, room.turn_since + self.claim_ms - now)
 
     async def claim(self, gid: str, tokens: Sequence[Credential]) -> Room:
-        """A player claims the game against the seat to decide, which has made no move for ``claim_ms`` in a game
-        without a clock: recorded as that seat's resignation (text ``abandoned``; reason ``abandoned``)."""
+        """A player claims the game against the seat to decide: in a game without a clock when it has made no move
+        for ``claim_ms`` (text and reason ``abandoned``), in a real-time game when it has had no WebSocket for
+        ``disconnect_ms`` (``disconnected``); recorded as that seat's resignation."""
         async with self._locked(gid) as room:
             st = room.state
             if room.over:
@@ -1308,14 +1353,66 @@ class Hub:
             mine = [s for s in self.seats_for(room, tokens) if s in st.active_players() and s != p]
             if not mine:
                 raise ApiError(403, "not_your_seat", "only the other players can claim the game")
+            realtime = room.row.time_control is not None
+            if realtime:  # presence as every process sees it now, not this process's cache
+                await asyncio.to_thread(self.presence.read, [gid])
             wait = self.claim_in(room)
             if wait is None or wait > 0:
-                raise ApiError(409, "not_claimable", "the game cannot be claimed" + (
-                    f" yet: the seat to move has {wait / 1000:,.0f} more seconds" if wait else " (a clock decides, or nobody is away)"),
-                    claim_in=wait)
-            await self._commit(room, RESIGN, p, ABANDONED_TEXT)
+                why = (f" yet: the seat to move has {wait / 1000:,.0f} more seconds" if wait
+                       else " (the player to move is connected)" if realtime else " (a clock decides, or nobody is away)")
+                raise ApiError(409, "not_claimable", "the game cannot be claimed" + why, claim_in=wait)
+            await self._commit(room, RESIGN, p, DISCONNECTED_TEXT if realtime else ABANDONED_TEXT)
         self._maybe_ai(room)
         return room
+
+    # -- presence: who is connected (``presence.py``) ----------------------------------------------------------
+    @staticmethod
+    def _realtime_live(room: Room) -> bool:
+        tc = room.row.time_control
+        return bool(tc) and not tc.get("days") and room.row.status in ("open", "live") and not room.over  # type: ignore[union-attr]
+
+    async def seats_connected(self, room: Room, seats: list[int], connected: bool) -> None:
+        """A WebSocket holding ``seats`` of ``room`` opened (``connected``) or closed: counted in the database for
+        real-time games (the others may claim the game when the seat to decide stays away), and the players told."""
+        if not seats or not self._realtime_live(room):
+            return
+        fn = self.presence.connect if connected else self.presence.disconnect
+        await asyncio.to_thread(fn, room.id, seats, clk.now_ms())
+        await self._show_away(room)
+
+    async def _show_away(self, room: Room, now: int | None = None) -> None:
+        """Broadcast the state when whether (or since when) the seat to decide is away changed. After a move (another
+        ply) the move's own broadcast told the players, unless the seat to decide is away: then once more."""
+        now = clk.now_ms() if now is None else now
+        seat = None if room.over else room.state.current_player()
+        since = None if seat is None else self.presence.away_since(room.id, seat, now)
+        key = (len(room.state.history), seat, since)
+        prev = self._away_shown.get(room.id)
+        self._away_shown[room.id] = key
+        if (since is not None) if prev is None or prev[:2] != key[:2] else prev[2] != since:
+            await self.broadcast(room)
+
+    async def _presence_loop(self) -> None:
+        """Every ``presence_heartbeat_ms``: mark this process's connected seats as seen, read the presence of the
+        real-time games in memory (connections in other processes, or a process that died), and tell the players
+        when the seat to decide went away or came back."""
+        while True:
+            await asyncio.sleep(self.presence_heartbeat_ms / 1000)
+            try:
+                now = clk.now_ms()
+                await asyncio.to_thread(self.presence.beat, now)
+                rooms = [r for r in list(self.rooms.values()) if self._realtime_live(r)]
+                await asyncio.to_thread(self.presence.read, [r.id for r in rooms])
+                for r in rooms:
+                    await self._show_away(r, now)
+                held = {r.id for r in rooms}
+                for gid in [g for g in self._away_shown if g not in held]:
+                    del self._away_shown[gid]
+                    self.presence.forget(gid)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # pragma: no cover - logged; the loop goes on (the database may be back soon)
+                log.exception("the presence heartbeat failed; trying again")
 
     # -- takebacks ---------------------------------------------------------
     @staticmethod
@@ -1574,7 +1671,7 @@ class Hub:
             legal = [x for x in legal if x in allowed]
         reason: str | None = ((row.tags.get("ended") or out.reason) if out else "aborted" if row.status == "aborted"
                               else "stopped" if row.tags.get("stopped") else None)
-        if out is not None and room.texts and room.texts[-1] in (TIME_TEXT, ABANDONED_TEXT):
+        if out is not None and room.texts and room.texts[-1] in (TIME_TEXT, ABANDONED_TEXT, DISCONNECTED_TEXT):
             reason = room.texts[-1]  # the last entry, the resignation that ended the game, was a flag or a claim
         tc = clk.TimeControl.from_json(row.time_control)
         return {

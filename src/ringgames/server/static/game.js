@@ -64,7 +64,9 @@ function turnAlert() {
     } catch (e) { /* no audio here */ }
   }
   if (document.hidden && "Notification" in window && Notification.permission === "granted") {
-    new Notification(t("title.your_move", {title: S.title}));
+    const last = S.moves.length ? S.moves[S.moves.length - 1] : null;  // who played what, if anybody did
+    const body = last ? t("notify.played", {name: playerName(S.seats[last.seat]), move: last.text}) : "";
+    new Notification(t("title.your_move", {title: S.title}), {body, tag: `rg-turn-${GID}`});
   }
 }
 document.addEventListener("DOMContentLoaded", () => {

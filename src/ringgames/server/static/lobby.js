@@ -30,10 +30,12 @@ function gameChanged() {
   $("setup-l").hidden = $("game").value !== "gyges";
   seatRows();
 }
-// Seeks (logged-in players): post one with the form's game, variant, players and "rated"; quick pairing looks for a
-// compatible seek near my rating; my seek is kept alive while this page is open and opens the game once it starts.
+// Seeks (logged-in players): post one with the form's game, variant, players and "rated" (up to three open at once,
+// one per kind); quick pairing looks for a compatible seek near my rating; my seeks are kept alive while this page
+// is open, and the page opens the game once one of them starts.
 const ME = document.getElementById("me") ? document.getElementById("me").textContent : null;
-let mySeek = null, lastKeep = 0;
+const mySeeks = new Set();
+let lastKeep = 0;
 function seekBody(quick) {
   const g = META[$("game").value];
   const body = {game: $("game").value, variant: $("variant").value, players: +($("players").value || g.players[0]), quick};
@@ -54,7 +56,7 @@ async function postSeek(quick) {
     }
     const res = await api("/api/seeks", {method: "POST", json: body});
     if (res.game_id) { location.href = `/game/${res.game_id}`; return; }
-    mySeek = res.seek.id; lastKeep = Date.now(); $("my-seek").hidden = false; seeks();
+    mySeeks.add(res.seek.id); $("my-seek").hidden = false; seeks();
   } catch (e) { $("seek-err").textContent = errorText(e); }
 }
 async function acceptSeek(id) {
@@ -64,18 +66,25 @@ async function acceptSeek(id) {
     if (res.game_id) location.href = `/game/${res.game_id}`; else seeks();
   } catch (e) { $("seek-err").textContent = errorText(e); seeks(); }
 }
+async function withdrawSeek(id) {
+  await api(`/api/seeks/${id}`, {method: "DELETE"}).catch(() => null);
+  mySeeks.delete(id); seeks();
+}
 async function seeks() {
-  if (mySeek) {  // my seek: has its game started? else keep it alive
-    const s = await api(`/api/seeks/${mySeek}`).catch(() => null);
-    if (s && s.game_id) { location.href = `/game/${s.game_id}`; return; }
-    let alive = !!s;
-    if (alive && Date.now() - lastKeep > 30000) {
-      alive = !!(await api(`/api/seeks/${mySeek}/keep`, {method: "POST"}).catch(() => null));
-      lastKeep = Date.now();
-    }
-    if (!alive) { mySeek = null; $("my-seek").hidden = true; }
-  }
   const {seeks: list} = await api("/api/seeks");
+  const open = new Set(list.map(s => s.id));
+  for (const id of [...mySeeks]) {  // one of mine left the list: has its game started? (else it was withdrawn or expired)
+    if (open.has(id)) continue;
+    const s = await api(`/api/seeks/${id}`).catch(() => null);
+    if (s && s.game_id) { location.href = `/game/${s.game_id}`; return; }
+    mySeeks.delete(id);
+  }
+  for (const s of list) if (ME && s.owner === ME) mySeeks.add(s.id);  // also those posted before a reload
+  if (mySeeks.size && Date.now() - lastKeep > 30000) {  // kept alive while this page is open
+    lastKeep = Date.now();
+    for (const id of mySeeks) await api(`/api/seeks/${id}/keep`, {method: "POST"}).catch(() => null);
+  }
+  if (ME) $("my-seek").hidden = !mySeeks.size;  // (guests have no seeks)
   const rows = list.map(s => h("tr", {"data-seek": s.id},
     h("td", {}, `${s.owner} (${Math.round(s.rating)}${s.provisional ? "?" : ""})`),
     h("td", {}, `${META[s.game] ? META[s.game].title : s.game} ${tOr(`variant.${s.variant}`, s.variant)}`
@@ -83,7 +92,7 @@ async function seeks() {
     h("td", {}, s.rated ? t("player.rated") : t("player.casual")),
     h("td", {}, s.rating_min !== null || s.rating_max !== null ? `${s.rating_min ?? ""}–${s.rating_max ?? ""}` : ""),
     h("td", {}, !ME ? "" : s.owner === ME
-      ? h("button", {type: "button", class: "withdraw", onclick: async () => { await api(`/api/seeks/${s.id}`, {method: "DELETE"}).catch(() => null); mySeek = null; $("my-seek").hidden = true; seeks(); }}, t("lobby.withdraw"))
+      ? h("button", {type: "button", class: "withdraw", onclick: () => withdrawSeek(s.id)}, t("lobby.withdraw"))
       : s.joined.includes(ME) ? t("lobby.my_seek_waiting")
       : h("button", {type: "button", class: "accept", onclick: () => acceptSeek(s.id)}, t("lobby.accept")))));
   $("seeks").replaceChildren(...(rows.length ? rows : [h("tr", {}, h("td", {class: "muted"}, t("lobby.none")))]));
