@@ -27,6 +27,7 @@ import logging
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
+import anyio
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
@@ -247,6 +248,7 @@ async def game_socket(ws: WebSocket, gid: str):
         room.listeners.discard(queue)
         send_task.cancel()
         try:
-            await hub.seats_connected(room, present, False)
+            with anyio.CancelScope(shield=True):  # a closing connection's task may be cancelled: still count it gone
+                await hub.seats_connected(room, present, False)
         except Exception:  # the server is stopping (the database is closed): presence turns stale by itself
             log.debug("presence of game %s not updated on close", gid, exc_info=True)
