@@ -170,3 +170,27 @@ def test_kept_search_state_plays_the_moves_of_one_agent_kept_for_the_game(spec):
     s.undo_action()
     s.undo_action()
     assert think("g", s.current_player(), "random", s.serialize())[1] is False
+
+
+def test_a_games_decisions_go_back_to_the_process_that_kept_its_state():
+    """Sticky routing: with two processes in the lane, a game's later decisions go to the process of its first one,
+    which continues its kept state (counted as reused)."""
+    game = load_game("yinsh")
+
+    async def scenario():
+        comp = Computers(quick=2)
+        try:
+            s = game.new_initial_state()
+            other = game.new_initial_state()
+            for _ in range(8):
+                a = await comp.choose("g", s.current_player(), "level:2", s.serialize(), "quick")
+                await comp.choose("h", other.current_player(), "level:2", other.serialize(), "quick")
+                s.apply_action(a)
+                other.apply_action(other.legal_actions()[0])
+            return comp.stats()["quick"], len(comp.pids("quick"))
+        finally:
+            await comp.close()
+
+    stats, procs = run(scenario())
+    assert procs == 2 and stats["done"] == 16
+    assert stats["reused"] == 16 - 4  # each game's two seats start once, in their process; every later decision reuses

@@ -96,7 +96,7 @@ async def phase(base: str, seconds: float, n_humans: int, n_level1: int, rng: ra
             "level1_max_ms": _q(l1, 1.0)}
 
 
-async def run(base: str, seconds: float, n_humans: int, n_level1: int, deep: int, bots: int, seed: int) -> dict:
+async def run(base: str, seconds: float, n_humans: int, n_level1: int, deep: int, bots: int, seed: int, settle: float = 8.0) -> dict:
     rng = random.Random(seed)
     await phase(base, min(5.0, seconds), n_humans, n_level1, rng)  # not counted: the computer's processes start
     alone = await phase(base, seconds, n_humans, n_level1, rng)
@@ -104,7 +104,7 @@ async def run(base: str, seconds: float, n_humans: int, n_level1: int, deep: int
     load = [asyncio.ensure_future(against_computer(base, 5, stop, random.Random(rng.random()), None)) for _ in range(deep)]
     for _ in range(bots):
         await asyncio.to_thread(_post, f"{base}/api/games", {"game": "yinsh", "seats": [{"kind": "computer", "level": 5}] * 2})
-    await asyncio.sleep(8.0)  # the searches are under way (and the processes that run them have started)
+    await asyncio.sleep(settle)  # the searches are under way (and the processes that run them have started)
     loaded = await phase(base, seconds, n_humans, n_level1, rng)
     stop.set()
     deep_replies = sum(await asyncio.gather(*load))
