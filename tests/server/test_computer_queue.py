@@ -194,3 +194,20 @@ def test_a_games_decisions_go_back_to_the_process_that_kept_its_state():
     stats, procs = run(scenario())
     assert procs == 2 and stats["done"] == 16
     assert stats["reused"] == 16 - 4  # each game's two seats start once, in their process; every later decision reuses
+
+
+def test_a_clocked_level_keeps_its_agent_with_a_new_time_budget():
+    """On a clock each decision's spec carries another share of the level's time (``level:4,scale=...``): the kept
+    agent is retimed, not rebuilt."""
+    computer._SEATS.clear()
+    s = _opening()
+    me = s.current_player()
+    assert think("c", me, "level:4,scale=0.01", s.serialize())[1] is False
+    agent = computer._SEATS[("c", me)].agent
+    inner = agent.agent_for("yinsh")
+    assert inner.time_limit == pytest.approx(0.02)  # level 4: 2 s
+    for _ in range(2):
+        s.apply_action(s.legal_actions()[0])
+    assert think("c", me, "level:4,scale=0.02", s.serialize())[1] is True
+    assert computer._SEATS[("c", me)].agent is agent and inner.time_limit == pytest.approx(0.04)
+    assert think("c", me, "level:3,scale=0.02", s.serialize())[1] is False  # another level: another agent

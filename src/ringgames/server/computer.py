@@ -110,10 +110,26 @@ def _play_entries(state, entries) -> None:
             state.play(int(a))
 
 
+def _same_agent(agent, old: str, new: str) -> bool:
+    """``agent`` (made from spec ``old``) can decide for spec ``new``: the same spec, or the same level whose time
+    budget a clock cut differently (``level:5,scale=0.3``; the agent is retimed)."""
+    if old == new:
+        return True
+    from ..ai.agents import parse_spec
+
+    (k1, o1), (k2, o2) = parse_spec(old), parse_spec(new)
+    if k1 != k2 or k1 not in ("level", "baseline") or not hasattr(agent, "retime"):
+        return False
+    if {k: v for k, v in o1.items() if k != "scale"} != {k: v for k, v in o2.items() if k != "scale"}:
+        return False
+    agent.retime(float(o2.get("scale", 1.0)))
+    return True
+
+
 def think(game_id: str, seat: int, spec: str, serialized: str) -> tuple[int, bool]:
     """Runs in a worker process: the action of ``spec`` for the state ``serialized`` (``State.serialize()``), and
     whether this process's search state for (``game_id``, ``seat``) was reused. When the process decided for that
-    seat before, with the same spec, in a state whose history is a prefix of this one, the moves since are played
+    seat before, with the same spec (or the same level on a clock that cut its time differently), in a state whose history is a prefix of this one, the moves since are played
     on that state and the same agent decides; else the state is rebuilt and a new agent made."""
     from .. import deserialize_state
     from ..ai.agents import make_agent
@@ -125,8 +141,8 @@ def think(game_id: str, seat: int, spec: str, serialized: str) -> tuple[int, boo
     cached = _SEATS.pop(key, None)
     reused = False
     state = None
-    if cached is not None and cached.head == head and cached.spec == spec and len(cached.history) <= len(history) \
-            and history[:len(cached.history)] == cached.history:
+    if cached is not None and cached.head == head and len(cached.history) <= len(history) \
+            and history[:len(cached.history)] == cached.history and _same_agent(cached.agent, cached.spec, spec):
         try:
             _play_entries(cached.state, history[len(cached.history):])
             state, agent, reused = cached.state, cached.agent, True
