@@ -6,6 +6,7 @@ Every command drives the games through the game protocol only.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
@@ -700,8 +701,14 @@ def engine(game_name, variant, players, level, seed):
               help="Addresses of trusted reverse proxies (comma-separated, or *): only requests from them may set "
                    "the client address (X-Forwarded-For, which rate limits count by) and scheme (X-Forwarded-Proto, "
                    "which makes the seat cookie Secure). Default: none.")
+@click.option("--ai-deep-workers", default=None, type=int,
+              help="Processes for levels 4–5 of games with a person (default: half of --ai-workers, at least one); "
+                   "short decisions never wait behind them (docs/architecture.md, computer moves).")
+@click.option("--redis", "redis_url", default=None, metavar="URL",
+              help="Redis URL for the computer-move queue (and, with the scale-out work, fan-out): computer moves are "
+                   "jobs there, run by `ringgames worker --redis URL` processes instead of this server's own.")
 def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https, allowed_origins, limit_options,
-          forwarded_allow_ips):
+          forwarded_allow_ips, ai_deep_workers, redis_url):
     """Run the play site (lobby, games, archive, JSON API at /docs). Needs the ``server`` extra."""
     _require_server("serve")
     import uvicorn
@@ -730,8 +737,10 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
         click.echo(f"error: {problem}", err=True)
         sys.exit(1)
     click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
+    if redis_url:
+        _check_redis(redis_url)
     app = create_app(url, ai_workers=ai_workers, ai_delay=ai_delay, allowed_origins=allowed_origins,
-                     behind_https=behind_https, limits=limits)
+                     behind_https=behind_https, limits=limits, deep_workers=ai_deep_workers, redis_url=redis_url)
     uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression,
                 proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or None,
                 # a hard stop far above the app's own per-message limit (which answers with the reason)
@@ -739,6 +748,44 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
                 # an idle keep-alive connection is closed after 5 s; slow or incomplete requests (slowloris) are
                 # not timed out by uvicorn at all: a reverse proxy in front must do that (docs/security.md)
                 timeout_keep_alive=5)
+
+
+def _check_redis(url: str) -> None:
+    """Stop with the reason when Redis at ``url`` cannot be reached (or the ``redis`` extra is missing)."""
+    try:
+        import redis
+    except ImportError:
+        raise click.UsageError("--redis needs the redis extra: pip install 'ringgames[redis]'") from None
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=3).ping()
+    except (redis.RedisError, ValueError) as exc:
+        raise click.BadParameter(f"cannot reach Redis at {url}: {exc}"[:300], param_hint="--redis") from None
+
+
+@main.command()
+@click.option("--redis", "redis_url", required=True, metavar="URL", help="The Redis of the computer-move queue (as `serve --redis`).")
+@click.option("--lanes", default="quick,deep,bot", show_default=True,
+              help="The lanes whose jobs this worker takes, in order of preference: quick (levels 0–3), deep (levels 4–5), "
+                   "bot (computer-only games).")
+@click.option("--name", default=None, help="This worker's name in Redis (default: host-pid-random).")
+@click.option("--lease", default=5.0, show_default=True, type=click.FloatRange(0.5, 600),
+              help="Seconds after its last heartbeat that a dead worker's job is given to another worker.")
+@click.option("--nice", default=0, show_default=True, type=click.IntRange(0, 19), help="Run at this lower CPU priority.")
+def worker(redis_url, lanes, name, lease, nice):
+    """Run computer moves from the Redis queue of `ringgames serve --redis URL`, one at a time, until SIGTERM (after the
+    current job). A job of a worker that dies is run again by another (once), then reported to the game's players."""
+    _check_redis(redis_url)
+    from .server.jobs import Worker
+
+    try:
+        w = Worker(redis_url, [x.strip() for x in lanes.split(",") if x.strip()], name=name, lease=lease)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--lanes") from None
+    if nice:
+        os.nice(nice)
+    w.install_signals()
+    click.echo(f"worker {w.name}: lanes {','.join(w.lanes)} at {redis_url.split('@')[-1]}")
+    w.run()
 
 
 def _cannot_listen(host: str, port: int) -> str | None:

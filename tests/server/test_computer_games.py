@@ -40,7 +40,8 @@ def test_computer_games_per_client_and_in_total(make_client):
     assert len(hub.computer_games) == 3
     # they think in their own pool, of one process
     wait_for(lambda: c.get(f"/api/games/{ids[0]}").json()["ply"] >= 3)
-    assert hub._bot_pool is not None and hub._bot_pool._max_workers == 1
+    bot = hub.computers.lanes["bot"]
+    assert len(bot.slots) == 1 and len(hub.computers.pids("bot")) == 1 and hub.computers.pids("quick") == []
     from pathlib import Path
 
     from ringgames.server.service import BOT_NICE
@@ -51,7 +52,7 @@ def test_computer_games_per_client_and_in_total(make_client):
 
     if Path("/proc/self/stat").exists():
         own = nice(os.getpid())
-        assert [nice(p) for p in hub._bot_pool._processes] == [min(19, own + BOT_NICE)]
+        assert [nice(p) for p in hub.computers.pids("bot")] == [min(19, own + BOT_NICE)]
 
 
 def test_computer_game_stopped_by_its_creator_only(make_client):

@@ -16,6 +16,7 @@ OPERATIONS = {
     ("post", "/api/games/{gid}/join"): ("join_game", {200, 400, 401, 403, 404, 409, 413, 422}),
     ("post", "/api/games/{gid}/invite"): ("new_invite", {200, 400, 403, 404, 409, 413, 422}),
     ("post", "/api/games/{gid}/resign"): ("resign", {200, 400, 403, 404, 409, 413}),
+    ("post", "/api/games/{gid}/computer/retry"): ("retry_computer", {200, 400, 403, 404, 409, 413}),
     ("post", "/api/games/{gid}/draw"): ("draw", {200, 400, 403, 404, 409, 413}),
     ("post", "/api/games/{gid}/chat"): ("post_chat", {200, 400, 403, 404, 413, 422, 429}),
     ("post", "/api/games/{gid}/takeback"): ("takeback", {200, 400, 403, 404, 409, 413}),
@@ -141,6 +142,7 @@ def test_answers_use_only_documented_codes(client, spec):
         ("post", g + "/chat", f"/api/games/{gid}/chat", {"json": {"text": "   "}}),
         ("post", g + "/rematch", f"/api/games/{gid}/rematch", {}),
         ("post", g + "/resign", f"/api/games/{gid}/resign", {"json": {"seat": 1}}),
+        ("post", g + "/computer/retry", f"/api/games/{gid}/computer/retry", {}),
         ("get", "/api/games", "/api/games", {"params": {"limit": 0}}),
     ]:
         r = as_stranger(client, method, path, **kw) if kw.get("headers", {}).get("X-Seat-Token") else client.request(method, path, **kw)

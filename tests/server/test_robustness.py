@@ -149,10 +149,10 @@ def test_import_next_to_a_server_runs_no_computer_player(tmp_path, monkeypatch, 
                       "invite": False}, row.seats[1]]
     eng.dispose()
 
-    from ringgames.server import service
+    from ringgames.server import computer, service
 
     used = []
-    monkeypatch.setattr(service.Hub, "pool", property(lambda self: used.append("pool") or pytest.fail("the importer started a computer player")))
+    monkeypatch.setattr(computer.Computers, "choose", lambda *a, **k: used.append("choose") or pytest.fail("the importer started a computer player"))
     monkeypatch.setattr(service.Hub, "_ai_move", lambda self, room: used.append(room.id) or _noop())
     r = CliRunner().invoke(main, ["import", "--db", db, str(boardspace_files[0])])
     assert r.exit_code == 0, r.output

@@ -142,6 +142,15 @@ class LevelAgent:
     def choose(self, state: State) -> int:
         return self.agent_for(state.game.name, state.num_players).choose(state)
 
+    def retime(self, scale: float) -> None:
+        """Change ``scale`` (say, a clock's share of the level's time budget) and keep the agents made so far, with
+        what they learnt (transposition table, search tree): their time budgets follow the new scale."""
+        self.scale = float(scale)
+        for (game_name, multi), agent in self._agents.items():
+            seconds = parse_spec(spec_for(game_name, self.level, self.scale, 3 if multi else 2, baseline=self.baseline))[1].get("time")
+            if isinstance(seconds, (int, float)) and hasattr(agent, "time_limit"):
+                agent.time_limit = float(seconds)
+
 
 class BaselineAgent(LevelAgent):
     """``baseline:N``: today's level ``N`` from the frozen :data:`BASELINES` (same options as ``level:N``)."""

@@ -435,6 +435,17 @@ async def resign(gid: GameId, body: ResignIn, request: Request, x_seat_token: Se
     return view(hub, await hub.resign(gid, toks, body.seat), toks)
 
 
+@router.post("/games/{gid}/computer/retry", summary="Ask the computer to try its failed move again", response_model=GameView,
+             description="After `computer_failed` (the computer's move failed twice: its process died or its agent failed), "
+                         "for the game's players (and a computer-only game's creator token). 409 no_computer_failure: "
+                         "no computer move of this game failed.",
+             responses=errors(*GAME, *POST, 409))
+async def retry_computer(gid: GameId, request: Request, x_seat_token: SeatTokenHeader = None):
+    hub = hub_of(request)
+    toks = await credentials(request, gid)
+    return view(hub, await hub.retry_computer(gid, toks), toks)
+
+
 @router.post("/games/{gid}/draw", summary="Offer, accept or decline a draw", response_model=GameView, responses=errors(*GAME, *POST, 409))
 async def draw(gid: GameId, body: DrawIn, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)

@@ -15,8 +15,6 @@ import multiprocessing
 import os
 import random
 import secrets
-import threading
-import time
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -38,6 +36,16 @@ from . import clocks as clk
 from . import ratings
 from . import seats as seat_tokens
 from .accounts import Account, Accounts
+from .computer import (
+    BOT_NICE,
+    WATCHDOG_SECONDS,
+    ComputerFailed,
+    ComputerPlayers,
+    Computers,
+    close_pool,
+    lane_for,
+    worker_init,
+)
 from .db import ChatRow, ClockSite, GamePlayerRow, GameRow, MoveRow, make_engine, migrate, sessions
 from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
 from .presence import Presence
@@ -46,7 +54,7 @@ from .seeks import Seeks
 
 OrmSession = Session  # (inside Hub, ``Session`` is the session factory)
 
-__all__ = ["MAX_MESSAGE_CHARS", "ApiError", "Hub", "Room", "clip", "short"]
+__all__ = ["MAX_MESSAGE_CHARS", "ApiError", "Hub", "Room", "clip", "short", "BOT_NICE", "close_pool", "worker_init"]
 
 log = logging.getLogger("ringgames.server")
 
@@ -108,7 +116,8 @@ def clocked_spec(spec: str, game: str, players: int, budget: float | None) -> st
 
 
 def choose_action(serialized: str, spec: str) -> int:
-    """Runs in a worker process: the agent's action for a serialized state."""
+    """The agent's action for a serialized state (a fresh agent; the server's computer seats use
+    :func:`ringgames.server.computer.think`, which keeps the search state between decisions)."""
     from .. import deserialize_state
     from ..ai.agents import make_agent
 
@@ -116,53 +125,9 @@ def choose_action(serialized: str, spec: str) -> int:
     return make_agent(spec).choose(state)
 
 
-#: how often a computer-player process checks that the server that started it is still alive (seconds)
-WATCHDOG_SECONDS = 0.5
-
-
-def _watch_parent(parent: int, every: float) -> None:
-    while True:
-        time.sleep(every)
-        if os.getppid() != parent:  # the server is gone (killed, crashed): this process must not outlive it
-            os._exit(0)
-
-
-#: the scheduling niceness of the computer-only games' process (games with a human get the CPU first)
-BOT_NICE = 10
-
-
-def worker_init(parent: int, every: float = WATCHDOG_SECONDS, nice: int = 0) -> None:
-    """The initializer of every computer-player process: a watchdog thread that ends the process when its parent
-    (the server, pid ``parent``) dies, a lower CPU priority if ``nice``, then ``warm_up()`` (the kernels compiled
-    before the first job)."""
-    threading.Thread(target=_watch_parent, args=(parent, every), name="ringgames-parent-watchdog", daemon=True).start()
-    if nice:
-        try:
-            os.nice(nice)
-        except (OSError, AttributeError):  # not allowed, or no such call on this system: run at normal priority
-            pass
-    warm_up()
-
-
 def _make_pool(workers: int, nice: int = 0) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=worker_init,
                                initargs=(os.getpid(), WATCHDOG_SECONDS, nice))
-
-
-def close_pool(pool: ProcessPoolExecutor, timeout: float = 3.0) -> None:
-    """Stop ``pool`` now: queued jobs cancelled, and its worker processes (busy thinking or not) terminated and
-    joined (killed if they do not end within ``timeout`` seconds). Blocks; run it in a thread."""
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    deadline = time.monotonic() + timeout
-    for p in procs:
-        p.join(max(0.0, deadline - time.monotonic()))
-        if p.is_alive():
-            p.kill()
-            p.join(1.0)
 
 
 def check_time_control(tc: dict | None) -> clk.TimeControl | None:
@@ -209,6 +174,9 @@ class Room:
     encoded_key: tuple | None = None
     #: when the seat to decide got the turn (ms since the epoch): the last entry, or when the game became live
     turn_since: int = 0
+    #: the computer's move failed twice (its process died or its agent raised): {"seat", "ply", "message"}; the
+    #: game waits until someone asks for another try (``Hub.retry_computer``)
+    computer_failed: dict | None = None
 
     @property
     def over(self) -> bool:
@@ -218,7 +186,7 @@ class Room:
     def state_key(self) -> tuple:
         """Changes whenever what ``Hub.snapshot`` shows changes (moves, status, seats, tags, draw offers)."""
         return (len(self.state.history), self.row.status, id(self.row.seats), id(self.row.tags), tuple(self.row.draw_offers or ()),
-                self.row.clock_at, self.row.deadline)
+                self.row.clock_at, self.row.deadline, id(self.computer_failed))
 
 
 class Hub:
@@ -228,13 +196,17 @@ class Hub:
                  clock_heartbeat: float = 1.0, abort_seconds: float = clk.ABORT_SECONDS,
                  claim_seconds: float = clk.CLAIM_SECONDS, disconnect_claim_seconds: float = clk.DISCONNECT_CLAIM_SECONDS,
                  presence_heartbeat: float = clk.PRESENCE_HEARTBEAT_SECONDS,
-                 computer_max_seconds: float = clk.COMPUTER_MAX_SECONDS, password_hasher=None):
+                 computer_max_seconds: float = clk.COMPUTER_MAX_SECONDS, password_hasher=None,
+                 deep_workers: int | None = None, redis_url: str | None = None):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
         watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
         database is the truth and a later request loads them again. ``run_clocks`` (default: as
         ``run_computers``): flag games whose clock ran out and beat the site's heartbeat every
-        ``clock_heartbeat`` seconds (see ``docs/time-controls.md``); off for tools such as ``ringgames import``."""
+        ``clock_heartbeat`` seconds (see ``docs/time-controls.md``); off for tools such as ``ringgames import``.
+        Computer moves (``server/computer.py``): ``ai_workers`` processes for quick decisions, ``deep_workers``
+        (default half of them, at least one) for levels 4–5, one for computer-only games; with ``redis_url`` they
+        are jobs in that Redis instead, run by ``ringgames worker`` processes (``server/jobs.py``)."""
         self.db_url = db_url
         self._password_hasher = password_hasher  # argon2.PasswordHasher; None: argon2-cffi's defaults
         self._accounts: Accounts | None = None
@@ -255,7 +227,8 @@ class Hub:
         self.computer_game_actions = computer_game_actions
         #: live computer-only games: game id -> the creating client (None for games resumed at start)
         self.computer_games: dict[str, str | None] = {}
-        self._bot_pool: ProcessPoolExecutor | None = None
+        self.redis_url = redis_url
+        self.computers: ComputerPlayers = Computers(quick=ai_workers, deep=deep_workers or max(1, ai_workers // 2), bot=1)
         self._stopping = False
         self.ai_delay = ai_delay
         self.warmup_seconds: dict[str, float] = {}  # per game, measured by start()
@@ -284,7 +257,6 @@ class Hub:
         self.flags_won = 0
         self._clock_wake: asyncio.Event | None = None
         self._next_wake_ms = 0
-        self._pool: ProcessPoolExecutor | None = None
         #: the analysis board's own single worker: analyses never queue in front of live games' computer moves
         self._analysis_pool: ProcessPoolExecutor | None = None
         self._analysis_slot = asyncio.Semaphore(1)  # one analysis at a time
@@ -349,6 +321,11 @@ class Hub:
             self._spawn(self._clock_loop())
         if not self.run_computers:
             return
+        if self.redis_url:
+            from .jobs import RedisComputers
+
+            self.computers = RedisComputers(self.redis_url)
+            await self.computers.start()
         # rated games that ended while a server stopped before their ratings were written
         for gid in await asyncio.to_thread(self._unrated_ids):
             await self._rate(await self.room(gid))
@@ -381,9 +358,9 @@ class Hub:
         if self._writer is not None:
             self._writer.cancel()
             self._writer = None
-        pools = [p for p in (self._pool, self._bot_pool, self._analysis_pool) if p is not None]
-        self._pool = self._bot_pool = self._analysis_pool = None
-        for pool in pools:
+        await self.computers.close()
+        pool, self._analysis_pool = self._analysis_pool, None
+        if pool is not None:
             await asyncio.to_thread(close_pool, pool)
         if self.engine is not None:
             self.engine.dispose()
@@ -404,22 +381,6 @@ class Hub:
     def _live_ids(self) -> list[str]:
         with self.Session() as s:
             return list(s.scalars(select(GameRow.id).where(GameRow.status.in_(("live", "open")))))
-
-    @property
-    def pool(self) -> ProcessPoolExecutor:
-        """The computer players of games with a human seat (``ai_workers`` processes)."""
-        if self._pool is None:  # each worker compiles before its first job, and ends when the server dies
-            self._pool = _make_pool(self.ai_workers)
-        return self._pool
-
-    @property
-    def bot_pool(self) -> ProcessPoolExecutor:
-        """The computer players of computer-only games: one process of their own, at a lower CPU priority (nice
-        ``BOT_NICE``), so that however many of them run, they never take a worker from games with a human (they
-        wait for each other instead) and yield the CPU to them."""
-        if self._bot_pool is None:
-            self._bot_pool = _make_pool(1, nice=BOT_NICE)
-        return self._bot_pool
 
     @staticmethod
     def computer_only(seats: list[dict]) -> bool:
@@ -1587,6 +1548,10 @@ class Hub:
         p = st.current_player()
         if room.row.seats[p]["kind"] != "computer":
             return
+        if room.computer_failed is not None:
+            if room.computer_failed["ply"] == len(st.history):
+                return  # it failed here: the players may ask for another try (retry_computer)
+            room.computer_failed = None  # the game moved on (a takeback)
         room.ai_task = self._spawn(self._ai_move(room))
 
     async def _ai_move(self, room: Room) -> None:
@@ -1594,6 +1559,7 @@ class Hub:
             while True:
                 st = room.state
                 if room.over:
+                    self.computers.forget(room.id)
                     return
                 p = st.current_player()
                 seat = room.row.seats[p]
@@ -1622,17 +1588,18 @@ class Hub:
                 if tc is not None and row.clock_seat == p and row.clocks is not None:
                     budget = clk.think_budget(tc, clk.left_now(row.clocks, p, row.clock_at, clk.now_ms())[p])  # type: ignore[index]
                 spec = clocked_spec(seat["spec"], st.game.name, st.num_players, budget)
+                lane = lane_for(spec, st.game.name, st.num_players, bot)
                 try:
-                    a = await loop.run_in_executor(self.bot_pool if bot else self.pool, choose_action, serialized, spec)
-                except BrokenProcessPool:  # a worker died: start a new pool next time, think in a thread now
+                    a = await self.computers.choose(room.id, p, spec, serialized, lane)
+                except ComputerFailed as exc:  # failed twice: the players are told, the game waits for a retry
                     if self._stopping:
                         return
-                    log.warning("computer process pool broke; game %s thinks in a thread this time", room.id)
-                    if bot:
-                        self._bot_pool = None
-                    else:
-                        self._pool = None
-                    a = await asyncio.to_thread(choose_action, serialized, spec)
+                    async with room.lock:
+                        if len(room.state.history) == ply and not room.over:
+                            room.computer_failed = {"seat": p, "ply": ply, "message": str(exc)[:200]}
+                            await self.send_all(room, {"type": "computer_failed", **room.computer_failed})
+                            await self.broadcast(room)
+                    return
                 # on a running real-time clock, no pause for show: it would cost the computer its time
                 wait = (0 if budget is not None else self.ai_delay) - (loop.time() - t0)
                 if wait > 0:
@@ -1645,6 +1612,23 @@ class Hub:
             raise
         except Exception:  # pragma: no cover - logged, the game waits
             log.exception("computer move failed in game %s", room.id)
+
+    async def retry_computer(self, gid: str, tokens: Sequence[Credential]) -> Room:
+        """Another try of a computer move that failed (``computer_failed``): for the game's players, and the creator of
+        a computer-only game. 409 no_computer_failure when no computer move failed."""
+        async with self._locked(gid) as room:
+            creator = room.row.tags.get("creator_hash")
+            mine = self.seats_for(room, tokens) or (creator and any(
+                isinstance(t, str) and secrets.compare_digest(seat_tokens.hash_token(t), creator)
+                for t in tokens[:seat_tokens.MAX_TOKENS]))
+            if not mine:
+                raise ApiError(403, "not_your_seat", "only the game's players may ask the computer to try again")
+            if room.computer_failed is None or room.over:
+                raise ApiError(409, "no_computer_failure", "no computer move of this game failed")
+            room.computer_failed = None
+            await self.broadcast(room)
+        self._maybe_ai(room)
+        return room
 
     async def _stop(self, room: Room) -> None:
         """End a game of computers only that went on too long: finished, no result (``reason: "stopped"``),
@@ -1704,6 +1688,7 @@ class Hub:
             "draw_offers": list(row.draw_offers or []),
             "last_turn": self._last_turn(room),
             "takeback": self._takeback_offer(room),
+            "computer_failed": room.computer_failed,
         }
 
     @staticmethod

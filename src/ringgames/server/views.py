@@ -58,6 +58,12 @@ class LastTurn(BaseModel):
     before: str = Field(..., description="the position before the turn")
 
 
+class ComputerFailedView(BaseModel):
+    seat: int = Field(..., description="the computer seat whose move failed")
+    ply: int = Field(..., description="the ply it was to play")
+    message: str = Field(..., description="what went wrong (its process died, or its agent failed), in English")
+
+
 class GameView(BaseModel):
     """A game as one client sees it."""
 
@@ -86,6 +92,8 @@ class GameView(BaseModel):
     rated: bool = Field(False, description="a rated game: the ratings change when it ends")
     last_turn: LastTurn | None = Field(..., description="the last turn (the trailing moves of one seat), null before the first move")
     takeback: TakebackView | None = Field(None, description="a takeback asked for at this ply, if any")
+    computer_failed: ComputerFailedView | None = Field(None, description="the computer's move failed twice (tried once more "
+                                                                         "after a failure): the game waits for POST /api/games/{id}/computer/retry")
     time_control: TimeControlView | None = Field(..., description="the game's clock; null: no clock")
     clocks: list[int] | None = Field(..., description="milliseconds left per seat at the moment of the answer")
     clock_running: int | None = Field(..., description="the seat whose clock runs")

@@ -194,11 +194,14 @@ function render() {
   $("takeback-ask").hidden = !(!over && player && !tb && mineToUndo);
   $("takeback-accept").hidden = !(!over && player && tb && !MINE.some(i => tb.accepted.includes(i)));
   $("takeback-decline").hidden = !(!over && player && tb);
+  const failed = !over && S.computer_failed;  // the computer's move failed twice: the game waits for a retry
+  $("computer-retry").hidden = !(failed && MINE.length);
   const next = S.tags && S.tags.rematch;
   $("again").hidden = !(over && MINE.length && S.source !== "import");
   $("again").textContent = next ? t("game.again_join") : t("game.again");
   $("next-game").replaceChildren(...(over && next && !MINE.length ? [h("a", {href: `/game/${next}`}, t("game.watch_next"))] : []));
-  $("result").textContent = offered && !over ? t("game.draw_offered", {names: S.draw_offers.map(i => S.seats[i].name).join(", ")})
+  $("result").textContent = failed ? t("game.computer_failed", {name: S.seats[failed.seat].name})
+    : offered && !over ? t("game.draw_offered", {names: S.draw_offers.map(i => S.seats[i].name).join(", ")})
     : tb && !over ? t("game.takeback_asked", {name: playerName(S.seats[tb.seat])})
     : over && next && MINE.length ? t("game.rematch_started") : "";
   $("record").href = `/api/games/${GID}/record`;
@@ -319,6 +322,7 @@ function connect() {
     const m = JSON.parse(ev.data);
     if (m.type === "hello") { setState(m.state); MINE = m.my_seats; $("chatlog").replaceChildren(...m.chat.map(chatLine)); render(); }
     else if (m.type === "state") { const old = S; setState(m.state); soundsFor(old, S); if (replay && replay.positions.length !== S.moves.length + 1) showPly(replay.i); else render(); }
+    else if (m.type === "computer_failed") { S.computer_failed = {seat: m.seat, ply: m.ply, message: m.message}; render(); }
     else if (m.type === "chat") { $("chatlog").append(chatLine(m)); $("chatlog").scrollTop = 1e9; }
     else if (m.type === "error") { err(errorText({code: m.error, message: m.message})); if (m.error === "stale_ply") ws.send(JSON.stringify({type: "sync"})); if (m.error === "unknown_game") $("title").textContent = t("game.no_such_game"); }
   };
@@ -344,6 +348,7 @@ $("claim").onclick = () => post("claim", undefined);
 $("takeback-ask").onclick = () => post("takeback", {what: "ask"});
 $("takeback-accept").onclick = () => post("takeback", {what: "accept"});
 $("takeback-decline").onclick = () => post("takeback", {what: "decline"});
+$("computer-retry").onclick = () => post("computer/retry", undefined);
 $("legal-play").onclick = () => send($("legal").value);
 $("again").onclick = async () => {
   try {
