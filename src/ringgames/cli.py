@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from typing import Any
 
 import click
 
@@ -311,6 +312,22 @@ def _check_db(url: str) -> None:
     except (SQLAlchemyError, ImportError, ValueError) as exc:
         reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:200]
         raise click.ClickException(f"cannot open the database {shown}: {reason}") from None
+
+
+def _check_redis(url: str) -> None:
+    """Reach Redis once, so that a bad ``--redis`` stops with the reason instead of a traceback."""
+    try:
+        import redis
+    except ImportError:
+        raise click.ClickException("--redis needs the redis extra: pip install 'ringgames[redis]'") from None
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=5)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except (redis.RedisError, ValueError) as exc:
+        raise click.ClickException(f"cannot reach Redis at {url.split('@')[-1][:80]}: {str(exc)[:200]}") from None
 
 
 def _ray_setup(ray_address, jobs_param="jobs"):
@@ -700,8 +717,13 @@ def engine(game_name, variant, players, level, seed):
               help="Addresses of trusted reverse proxies (comma-separated, or *): only requests from them may set "
                    "the client address (X-Forwarded-For, which rate limits count by) and scheme (X-Forwarded-Proto, "
                    "which makes the seat cookie Secure). Default: none.")
+@click.option("--redis", "redis_url", default=None, metavar="URL",
+              help="redis://host:port/db: this process is one of several on the same --db (PostgreSQL), on this machine or "
+                   "others; every move is published to the others through Redis pub/sub (docs/deploy.md).")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Server processes on this port (more than 1 needs --db postgresql+psycopg://... and --redis).")
 def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https, allowed_origins, limit_options,
-          forwarded_allow_ips):
+          forwarded_allow_ips, redis_url, workers):
     """Run the play site (lobby, games, archive, JSON API at /docs). Needs the ``server`` extra."""
     _require_server("serve")
     import uvicorn
@@ -720,7 +742,12 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
         raise click.BadParameter(f"storage={limits.storage}: {exc}"[:300], param_hint="--limit") from None
 
     url = db_url or default_sqlite_url()
+    if workers > 1 and (url.startswith("sqlite") or not redis_url):
+        raise click.BadParameter("several processes share games only on PostgreSQL with Redis: give --db postgresql+psycopg://... "
+                                 "and --redis redis://... (SQLite serves one process)", param_hint="--workers")
     _check_db(url)
+    if redis_url:
+        _check_redis(redis_url)
     if url.startswith("sqlite:///"):
         click.echo(f"database: SQLite file {url[len('sqlite:///'):]}")
     else:
@@ -730,9 +757,23 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
         click.echo(f"error: {problem}", err=True)
         sys.exit(1)
     click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
-    app = create_app(url, ai_workers=ai_workers, ai_delay=ai_delay, allowed_origins=allowed_origins,
-                     behind_https=behind_https, limits=limits)
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression,
+    options = dict(ai_workers=ai_workers, ai_delay=ai_delay, allowed_origins=list(allowed_origins), behind_https=behind_https,
+                   redis_url=redis_url)
+    if workers > 1:  # the workers build the app themselves (server.app.app_from_env), from these settings
+        import json
+        import os
+
+        from .server.app import SERVE_ENV
+        from .server.db import migrate
+
+        migrate(url)  # once, before the workers start
+        os.environ[SERVE_ENV] = json.dumps({"db_url": url, "limit_options": list(limit_options), **options})
+        click.echo(f"{workers} server processes")
+        target: Any = "ringgames.server.app:app_from_env"
+    else:
+        target = create_app(url, limits=limits, **options)
+    uvicorn.run(target, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression,
+                factory=workers > 1, workers=workers if workers > 1 else None,
                 proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or None,
                 # a hard stop far above the app's own per-message limit (which answers with the reason)
                 ws_max_size=max(4 * limits.ws_message_bytes, 1024 * 1024),
