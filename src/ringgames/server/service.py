@@ -930,8 +930,8 @@ class Hub:
         state is unchanged.
         """
         async with self._locked(gid) as room:
-            if self.fanout.cluster and isinstance(ply, int) and not isinstance(ply, bool) and ply > len(room.state.history):
-                await self._refresh(room)  # the client saw a newer ply (from another process) than this cache holds
+            if self.fanout.cluster and not await asyncio.to_thread(self._current, room):
+                await self._refresh(room)  # another process changed the game and its message has not arrived yet
             st = room.state
             if room.row.deadline is not None and clk.now_ms() >= room.row.deadline:
                 await self._flag_locked(room)  # the timer has not seen it yet: the time is up all the same
@@ -973,6 +973,17 @@ class Hub:
             await self._commit(room, a, p, text)
         self._maybe_ai(room)
         return room
+
+    def _current(self, room: Room) -> bool:
+        """The cached room is the game as the database has it now (ply, status, seats, offers, tags): checked before a
+        move is accepted when several processes share the database."""
+        assert self.engine is not None
+        games = cast(Table, GameRow.__table__)
+        row = room.row
+        with self.engine.connect() as conn:
+            now = conn.execute(select(games.c.ply, games.c.status, games.c.seats, games.c.draw_offers, games.c.tags)
+                               .where(games.c.id == room.id)).first()
+        return now is not None and tuple(now) == (row.ply, row.status, row.seats, row.draw_offers, row.tags)
 
     def _preset_filter(self, room: Room) -> set[str] | None:
         if room.row.tags.get("setup") == "preset" and len(room.state.history) < SETUP_PLIES.get(room.row.game, 0):
