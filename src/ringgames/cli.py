@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 import click
 
@@ -312,6 +313,22 @@ def _check_db(url: str) -> None:
     except (SQLAlchemyError, ImportError, ValueError) as exc:
         reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:200]
         raise click.ClickException(f"cannot open the database {shown}: {reason}") from None
+
+
+def _check_redis(url: str) -> None:
+    """Reach Redis once, so that a bad ``--redis`` stops with the reason instead of a traceback."""
+    try:
+        import redis
+    except ImportError:
+        raise click.ClickException("--redis needs the redis extra: pip install 'ringgames[redis]'") from None
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=5)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except (redis.RedisError, ValueError) as exc:
+        raise click.ClickException(f"cannot reach Redis at {url.split('@')[-1][:80]}: {str(exc)[:200]}") from None
 
 
 def _ray_setup(ray_address, jobs_param="jobs"):
@@ -705,10 +722,15 @@ def engine(game_name, variant, players, level, seed):
               help="Processes for levels 4–5 of games with a person (default: half of --ai-workers, at least one); "
                    "short decisions never wait behind them (docs/architecture.md, computer moves).")
 @click.option("--redis", "redis_url", default=None, metavar="URL",
-              help="Redis URL for the computer-move queue (and, with the scale-out work, fan-out): computer moves are "
-                   "jobs there, run by `ringgames worker --redis URL` processes instead of this server's own.")
+              help="redis://host:port/db: this process is one of several on the same --db (PostgreSQL), on this machine or "
+                   "others; every move is published to the others through Redis pub/sub (docs/deploy.md).")
+@click.option("--computer-queue", is_flag=True, default=False,
+              help="With --redis: computer moves are jobs in that Redis, run by `ringgames worker --redis URL` processes "
+                   "(on this machine or others) instead of this server's own processes.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Server processes on this port (more than 1 needs --db postgresql+psycopg://... and --redis).")
 def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https, allowed_origins, limit_options,
-          forwarded_allow_ips, ai_deep_workers, redis_url):
+          forwarded_allow_ips, ai_deep_workers, redis_url, computer_queue, workers):
     """Run the play site (lobby, games, archive, JSON API at /docs). Needs the ``server`` extra."""
     _require_server("serve")
     import uvicorn
@@ -727,7 +749,14 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
         raise click.BadParameter(f"storage={limits.storage}: {exc}"[:300], param_hint="--limit") from None
 
     url = db_url or default_sqlite_url()
+    if computer_queue and not redis_url:
+        raise click.BadParameter("the computer-move queue lives in Redis: give --redis redis://... too", param_hint="--computer-queue")
+    if workers > 1 and (url.startswith("sqlite") or not redis_url):
+        raise click.BadParameter("several processes share games only on PostgreSQL with Redis: give --db postgresql+psycopg://... "
+                                 "and --redis redis://... (SQLite serves one process)", param_hint="--workers")
     _check_db(url)
+    if redis_url:
+        _check_redis(redis_url)
     if url.startswith("sqlite:///"):
         click.echo(f"database: SQLite file {url[len('sqlite:///'):]}")
     else:
@@ -737,11 +766,23 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
         click.echo(f"error: {problem}", err=True)
         sys.exit(1)
     click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
-    if redis_url:
-        _check_redis(redis_url)
-    app = create_app(url, ai_workers=ai_workers, ai_delay=ai_delay, allowed_origins=allowed_origins,
-                     behind_https=behind_https, limits=limits, deep_workers=ai_deep_workers, redis_url=redis_url)
-    uvicorn.run(app, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression,
+    options = dict(ai_workers=ai_workers, ai_delay=ai_delay, allowed_origins=list(allowed_origins), behind_https=behind_https,
+                   deep_workers=ai_deep_workers, redis_url=redis_url, computer_queue=computer_queue)
+    if workers > 1:  # the workers build the app themselves (server.app.app_from_env), from these settings
+        import json
+        import os
+
+        from .server.app import SERVE_ENV
+        from .server.db import migrate
+
+        migrate(url)  # once, before the workers start
+        os.environ[SERVE_ENV] = json.dumps({"db_url": url, "limit_options": list(limit_options), **options})
+        click.echo(f"{workers} server processes")
+        target: Any = "ringgames.server.app:app_from_env"
+    else:
+        target = create_app(url, limits=limits, **options)
+    uvicorn.run(target, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression,
+                factory=workers > 1, workers=workers if workers > 1 else None,
                 proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or None,
                 # a hard stop far above the app's own per-message limit (which answers with the reason)
                 ws_max_size=max(4 * limits.ws_message_bytes, 1024 * 1024),
@@ -750,20 +791,8 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
                 timeout_keep_alive=5)
 
 
-def _check_redis(url: str) -> None:
-    """Stop with the reason when Redis at ``url`` cannot be reached (or the ``redis`` extra is missing)."""
-    try:
-        import redis
-    except ImportError:
-        raise click.UsageError("--redis needs the redis extra: pip install 'ringgames[redis]'") from None
-    try:
-        redis.Redis.from_url(url, socket_connect_timeout=3).ping()
-    except (redis.RedisError, ValueError) as exc:
-        raise click.BadParameter(f"cannot reach Redis at {url}: {exc}"[:300], param_hint="--redis") from None
-
-
 @main.command()
-@click.option("--redis", "redis_url", required=True, metavar="URL", help="The Redis of the computer-move queue (as `serve --redis`).")
+@click.option("--redis", "redis_url", required=True, metavar="URL", help="The Redis of the computer-move queue (as `serve --redis URL --computer-queue`).")
 @click.option("--lanes", default="quick,deep,bot", show_default=True,
               help="The lanes whose jobs this worker takes, in order of preference: quick (levels 0–3), deep (levels 4–5), "
                    "bot (computer-only games).")
@@ -772,7 +801,7 @@ def _check_redis(url: str) -> None:
               help="Seconds after its last heartbeat that a dead worker's job is given to another worker.")
 @click.option("--nice", default=0, show_default=True, type=click.IntRange(0, 19), help="Run at this lower CPU priority.")
 def worker(redis_url, lanes, name, lease, nice):
-    """Run computer moves from the Redis queue of `ringgames serve --redis URL`, one at a time, until SIGTERM (after the
+    """Run computer moves from the Redis queue of `ringgames serve --redis URL --computer-queue`, one at a time, until SIGTERM (after the
     current job). A job of a worker that dies is run again by another (once), then reported to the game's players."""
     _check_redis(redis_url)
     from .server.jobs import Worker

@@ -81,7 +81,7 @@ def test_the_ai_queue_survives_a_workers_death(redis_url, tmp_path):
         assert r.llen(PREFIX + "proc:a") == 0 and b"a" not in r.smembers(PREFIX + "workers")
 
         # a server with the queue plays its computer seats through it
-        app = create_app(f"sqlite:///{tmp_path / 'q.sqlite3'}", ai_workers=1, ai_delay=0, redis_url=redis_url)
+        app = create_app(f"sqlite:///{tmp_path / 'q.sqlite3'}", ai_workers=1, ai_delay=0, redis_url=redis_url, computer_queue=True)
         with TestClient(app) as c:
             d = c.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "computer", "level": 1}]}).json()
             assert c.post(f"/api/games/{d['id']}/actions", json={"action": d["legal"][0], "ply": 0}).status_code == 200

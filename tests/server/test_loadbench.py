@@ -30,3 +30,12 @@ def test_cpu_seconds_reads_this_process():
 
     assert loadbench._cpu_seconds(os.getpid()) >= 0
     assert loadbench._cpu_seconds(2**22 + 12345) is None  # no such process
+
+
+def test_loadbench_spreads_seats_and_spectators_over_processes(postgres_url, redis_url):
+    """Two processes on PostgreSQL + Redis: each game's seats and spectator on different processes, nothing lost."""
+    extra = [*loadbench.BENCH_LIMITS, "--redis", redis_url]
+    with ServerProcess(postgres_url, extra_args=extra) as a, ServerProcess(postgres_url, extra_args=extra) as b:
+        res = run(loadbench.run([a.url, b.url], games=3, seconds=3, game="yinsh", seed=5, spectate=True))
+    assert res["processes"] == 2 and res["spectators"] is True
+    assert res["moves"] > 30 and res["lost"] == 0 and res["duplicated"] == 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import importlib.util
+import json
+import os
 import re
 from collections.abc import Iterable
 from contextlib import asynccontextmanager
@@ -85,15 +87,28 @@ def lobby_cards() -> list[dict[str, str]]:
     return out
 
 
+#: the environment variable that carries ``ringgames serve --workers N``'s settings (JSON) to its worker processes
+SERVE_ENV = "RINGGAMES_SERVE"
+
+
+def app_from_env() -> FastAPI:
+    """The app of one worker process of ``ringgames serve --workers N`` (uvicorn's app factory): the settings are the
+    JSON object in ``$RINGGAMES_SERVE`` (``db_url``, ``limit_options``, and :func:`create_app`'s keyword arguments)."""
+    cfg = json.loads(os.environ[SERVE_ENV])
+    limits = _limits.Limits.from_options(cfg.pop("limit_options", []))
+    return create_app(cfg.pop("db_url"), limits=limits, **cfg)
+
+
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
                behind_https: bool = False, limits: _limits.Limits | None = None, password_hasher=None,
-               deep_workers: int | None = None, redis_url: str | None = None) -> FastAPI:
+               deep_workers: int | None = None, redis_url: str | None = None, computer_queue: bool = False) -> FastAPI:
     """The site. ``allowed_origins``: other origins whose pages may use the API and WebSockets (the site's own
     host always may); ``behind_https``: served over HTTPS by a proxy, so the seat and session cookies are ``Secure``;
     ``limits``: request sizes, uploads, rates (``server/limits.py``; defaults when None); ``password_hasher``: an
-    ``argon2.PasswordHasher`` (default: argon2-cffi's, RFC 9106's profile; tests pass a cheap one); ``deep_workers``,
-    ``redis_url``: the computer players' processes for levels 4–5, and the Redis of the computer-move queue
-    (``server/computer.py``, ``server/jobs.py``)."""
+    ``argon2.PasswordHasher`` (default: argon2-cffi's, RFC 9106's profile; tests pass a cheap one); ``deep_workers``:
+    the computer players' processes for levels 4–5 (``server/computer.py``); ``redis_url``: one of several server
+    processes on the same database, their changes fanned out through Redis (``docs/deploy.md``); ``computer_queue``:
+    computer moves are jobs in that Redis, run by ``ringgames worker`` processes (``server/jobs.py``)."""
     settings = limits or _limits.Limits()
     hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay, room_idle_seconds=settings.room_idle_seconds,
               max_rooms=settings.max_rooms, computer_games_per_client=settings.computer_games_per_client,
@@ -101,7 +116,7 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
               clock_heartbeat=settings.clock_heartbeat_seconds, abort_seconds=settings.abort_first_move_seconds,
               claim_seconds=settings.claim_after_seconds, disconnect_claim_seconds=settings.disconnect_claim_seconds,
               presence_heartbeat=settings.presence_heartbeat_seconds, computer_max_seconds=settings.computer_game_max_seconds, password_hasher=password_hasher,
-              deep_workers=deep_workers, redis_url=redis_url)
+              deep_workers=deep_workers, redis_url=redis_url, computer_queue=computer_queue)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

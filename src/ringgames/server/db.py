@@ -27,6 +27,7 @@ from sqlalchemy import (
     create_engine,
     event,
     false,
+    text,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
@@ -307,6 +308,10 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
 
 
+#: the PostgreSQL advisory lock key held while migrating
+MIGRATION_LOCK = 0x52696E67
+
+
 def migrate(url: str, revision: str = "head") -> None:
     """Bring the database at ``url`` to the newest schema (Alembic ``upgrade head``), or to ``revision``."""
     from alembic import command
@@ -315,7 +320,24 @@ def migrate(url: str, revision: str = "head") -> None:
     cfg = Config()
     cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     cfg.set_main_option("sqlalchemy.url", normalize_url(url).replace("%", "%%"))
-    command.upgrade(cfg, revision)
+    if not normalize_url(url).startswith("postgresql"):
+        command.upgrade(cfg, revision)
+        return
+    # PostgreSQL: several server processes may start at once; they migrate one after another (a session lock)
+    engine = create_engine(normalize_url(url))
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": MIGRATION_LOCK})
+            conn.commit()
+            try:
+                cfg.attributes["connection"] = conn
+                command.upgrade(cfg, revision)
+                conn.commit()
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": MIGRATION_LOCK})
+                conn.commit()
+    finally:
+        engine.dispose()
 
 
 def sessions(engine: Engine) -> sessionmaker:

@@ -1,4 +1,4 @@
-"""The computer-move queue in Redis (the distributed setup): ``ringgames serve --redis URL`` queues the decisions,
+"""The computer-move queue in Redis (the distributed setup): ``ringgames serve --redis URL --computer-queue`` queues the decisions,
 ``ringgames worker --redis URL [--lanes quick,deep,bot]`` processes run them.
 
 A reliable queue (Redis's "reliable queue" pattern with leases):

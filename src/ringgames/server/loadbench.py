@@ -15,6 +15,14 @@ everybody (it must not; see docs/security.md).
 
 ``--clock 600+5`` plays every game on a real-time clock (initial seconds + increment), to show that the
 clocks' timer costs no per-game work (docs/time-controls.md).
+
+Several processes (docs/deploy.md): ``--processes 2 --db postgresql+psycopg://… --redis redis://…`` starts two
+servers on the same database and Redis (or ``--url`` names several running servers, comma-separated); each game's
+seats then sit on different processes, and ``--spectators`` adds a watching WebSocket per game on yet another one.
+Every client checks that it sees each ply once and in order; lost and duplicated moves are counted from that and
+from the database.
+
+    python -m ringgames.server.loadbench --games 100 --processes 2 --db postgresql+psycopg://… --redis redis://…
 """
 
 from __future__ import annotations
@@ -59,19 +67,24 @@ def _get(url: str) -> dict:
         return json.loads(r.read())
 
 
-async def play_game(base: str, game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0,
-                    clock: dict | None = None) -> tuple[str, int]:
-    """One game, two seats on two WebSockets, until it ends or ``deadline``; returns (id, moves sent)."""
+async def play_game(base: str | list[str], game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0,
+                    clock: dict | None = None, spectate: bool = False, table: int = 0) -> tuple[str, int]:
+    """One game, two seats on two WebSockets (and a spectator's, if ``spectate``), until it ends or ``deadline``;
+    returns (id, moves sent). With several servers (``base`` a list), table ``table``'s seats and spectator are
+    on different ones (round robin)."""
+    bases = [base] if isinstance(base, str) else base
+    on = [bases[(table + k) % len(bases)] for k in range(3)]  # seat 0 (creates the game), seat 1, spectator
     body = {"game": game, "seats": [{"kind": "me"}, {"kind": "invite"}], **({"clock": clock} if clock else {})}
-    d = await asyncio.to_thread(_post, f"{base}/api/games", body)
+    d = await asyncio.to_thread(_post, f"{on[0]}/api/games", body)
     gid = d["id"]
-    joined = await asyncio.to_thread(_post, f"{base}/api/games/{gid}/join", {"seat": 1, "token": d["invites"]["1"].split("token=")[1]})
+    joined = await asyncio.to_thread(_post, f"{on[1]}/api/games/{gid}/join", {"seat": 1, "token": d["invites"]["1"].split("token=")[1]})
     toks = [d["tokens"]["0"], joined["token"]]
-    ws_base = base.replace("http", "ws", 1)
-    socks = [await websockets.connect(f"{ws_base}/ws/games/{gid}", additional_headers={"X-Seat-Token": t}, max_size=2**22)
-             for t in toks]
+    socks = [await websockets.connect(f"{on[i].replace('http', 'ws', 1)}/ws/games/{gid}", additional_headers={"X-Seat-Token": t},
+                                      max_size=2**22) for i, t in enumerate(toks)]
+    if spectate:
+        socks.append(await websockets.connect(f"{on[2].replace('http', 'ws', 1)}/ws/games/{gid}", max_size=2**22))
     states = [orjson.loads(await s.recv())["state"] for s in socks]
-    plies_seen: list[list[int]] = [[], []]
+    plies_seen: list[list[int]] = [[] for _ in socks]
     sent = 0
     try:
         st = states[0]
@@ -94,13 +107,14 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
                         break
             lat.append(time.perf_counter() - t0)
             st = m["state"]
-            # the other seat must see the same broadcast
-            while True:
-                m2 = orjson.loads(await socks[1 - p].recv())
-                if m2["type"] == "state":
-                    plies_seen[1 - p].append(m2["state"]["ply"])
-                    if m2["state"]["ply"] == ply + 1:
-                        break
+            # the other seat (and the spectator) must see the same broadcast
+            for o in [1 - p, *range(2, len(socks))]:
+                while True:
+                    m2 = orjson.loads(await socks[o].recv())
+                    if m2["type"] == "state":
+                        plies_seen[o].append(m2["state"]["ply"])
+                        if m2["state"]["ply"] >= ply + 1:
+                            break
     finally:
         for s in socks:
             await s.close()
@@ -108,12 +122,12 @@ async def play_game(base: str, game: str, deadline: float, rng: random.Random, l
     return gid, sent
 
 
-async def play_games(base: str, game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0,
-                     clock: dict | None = None) -> list[tuple[str, int]]:
+async def play_games(base: str | list[str], game: str, deadline: float, rng: random.Random, lat: list, seen: dict,
+                     think: float = 0.0, clock: dict | None = None, spectate: bool = False, table: int = 0) -> list[tuple[str, int]]:
     """Game after game at one table until ``deadline``, so that the load stays at N games throughout."""
-    out = [await play_game(base, game, deadline, rng, lat, seen, think, clock)]
+    out = [await play_game(base, game, deadline, rng, lat, seen, think, clock, spectate, table)]
     while time.perf_counter() < deadline:
-        out.append(await play_game(base, game, deadline, rng, lat, seen, think, clock))
+        out.append(await play_game(base, game, deadline, rng, lat, seen, think, clock, spectate, table))
     return out
 
 
@@ -171,14 +185,16 @@ def parse_clock(text: str | None) -> dict | None:
     return {"initial": float(initial), "increment": float(inc or 0)}
 
 
-async def run(base: str, games: int, seconds: float, game: str, seed: int, think: float = 0.0, flood: int = 0,
-              clock: dict | None = None) -> dict:
+async def run(base: str | list[str], games: int, seconds: float, game: str, seed: int, think: float = 0.0, flood: int = 0,
+              clock: dict | None = None, spectate: bool = False) -> dict:
     lat: list[float] = []
     seen: dict = {}
     rng = random.Random(seed)
     deadline = time.perf_counter() + seconds
     t0 = time.perf_counter()
     counts: dict = {}
+    bases = [base] if isinstance(base, str) else base
+    base = bases[0]
     if flood:
         import multiprocessing
 
@@ -186,8 +202,8 @@ async def run(base: str, games: int, seconds: float, game: str, seed: int, think
         recv, send = ctx.Pipe(duplex=False)
         flooder = ctx.Process(target=_flood_process, args=(base, game, seconds, flood, send), daemon=True)
         flooder.start()
-    tables = await asyncio.gather(*(play_games(base, game, deadline, random.Random(rng.random()), lat, seen, think, clock)
-                                    for _ in range(games)))
+    tables = await asyncio.gather(*(play_games(bases, game, deadline, random.Random(rng.random()), lat, seen, think, clock, spectate, i)
+                                    for i in range(games)))
     wall = time.perf_counter() - t0
     if flood:
         counts = await asyncio.to_thread(recv.recv)
@@ -205,9 +221,11 @@ async def run(base: str, games: int, seconds: float, game: str, seed: int, think
         for ps in seen[gid]:
             if len(ps) != len(set(ps)) or ps != sorted(ps):
                 dup += 1
+            elif ps and ps[-1] < len(plies):  # a client that never saw the last move
+                lost += 1
     lat.sort()
     q = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
-    return {"games": games, "played": len(results), "moves": len(lat), "seconds": round(wall, 2), "moves_per_s": round(len(lat) / wall, 1),
+    return {"games": games, "processes": len(bases), "spectators": spectate, "played": len(results), "moves": len(lat), "seconds": round(wall, 2), "moves_per_s": round(len(lat) / wall, 1),
             "p50_ms": round(q(0.50), 1), "p99_ms": round(q(0.99), 1), "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
             "lost": lost, "duplicated": dup, **({"flood": counts} if flood else {}), **({"clock": clock} if clock else {})}
 
@@ -219,7 +237,10 @@ def main(argv=None) -> None:
     ap.add_argument("--game", default="yinsh")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--think", type=float, default=0.0, help="mean seconds a client waits before each move (0: as fast as possible)")
-    ap.add_argument("--url", default=None, help="a running server (default: start one on a temporary SQLite file)")
+    ap.add_argument("--url", default=None, help="a running server, or several, comma-separated (default: start one on a temporary SQLite file)")
+    ap.add_argument("--processes", type=int, default=1, help="server processes started here (more than 1: give --db and --redis)")
+    ap.add_argument("--redis", default=None, help="Redis URL for the servers started here (several processes)")
+    ap.add_argument("--spectators", action="store_true", help="a spectator's WebSocket per game (on another process, if several)")
     ap.add_argument("--db", default=None, help="database URL for the server started here")
     ap.add_argument("--sync-flood", type=int, default=0, metavar="K", help="K spectators flooding `sync` requests (see above)")
     ap.add_argument("--server-limits", action="store_true",
@@ -229,22 +250,37 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     clock = parse_clock(args.clock)
     me0 = time.process_time()
+    if args.processes > 1 and not (args.db and args.redis):
+        ap.error("--processes above 1 needs --db (PostgreSQL) and --redis")
     if args.url:
-        res = asyncio.run(run(args.url.rstrip("/"), args.games, args.seconds, args.game, args.seed, args.think, args.sync_flood, clock))
+        urls = [u.strip().rstrip("/") for u in args.url.split(",") if u.strip()]
+        res = asyncio.run(run(urls, args.games, args.seconds, args.game, args.seed, args.think, args.sync_flood, clock, args.spectators))
     else:
         with tempfile.TemporaryDirectory() as d:
             db = args.db or f"sqlite:///{Path(d) / 'bench.sqlite3'}"
             extra = BENCH_LIMITS[:2] + BENCH_LIMITS[4:] if args.server_limits else BENCH_LIMITS
-            with ServerProcess(db, extra_args=extra) as srv:
-                assert srv.proc is not None  # started by the with
-                cpu0 = _cpu_seconds(srv.proc.pid)
-                res = asyncio.run(run(srv.url, args.games, args.seconds, args.game, args.seed, args.think, args.sync_flood, clock))
-                cpu1 = _cpu_seconds(srv.proc.pid)
+            if args.redis:
+                extra = [*extra, "--redis", args.redis]
+            servers = []
+            try:
+                for _ in range(args.processes):
+                    servers.append(ServerProcess(db, extra_args=extra).start())
+                pids = [srv.proc.pid for srv in servers if srv.proc is not None]
+                cpus0 = [_cpu_seconds(p) for p in pids]
+                res = asyncio.run(run([srv.url for srv in servers], args.games, args.seconds, args.game, args.seed, args.think,
+                                      args.sync_flood, clock, args.spectators))
+                cpus1 = [_cpu_seconds(p) for p in pids]
+            finally:
+                for srv in servers:
+                    srv.stop()
+            cpu0 = None if None in cpus0 else sum(c for c in cpus0 if c is not None)
+            cpu1 = None if None in cpus1 else sum(c for c in cpus1 if c is not None)
             if cpu0 is not None and cpu1 is not None and res["moves"]:  # includes the final checks, a slight overestimate
                 res["server_cpu_ms_per_move"] = round((cpu1 - cpu0) * 1000 / res["moves"], 3)
     if res["moves"]:
         res["client_cpu_ms_per_move"] = round((time.process_time() - me0) * 1000 / res["moves"], 3)
-    print(f"{res['games']} concurrent {args.game} games over WebSockets{f' on a {args.clock} clock' if clock else ''} (think {args.think} s, {res['played']} games played): {res['moves']} moves in {res['seconds']} s = "
+    print(f"{res['games']} concurrent {args.game} games over WebSockets on {res['processes']} server process(es)"
+          f"{' with a spectator each' if res['spectators'] else ''}{f' on a {args.clock} clock' if clock else ''} (think {args.think} s, {res['played']} games played): {res['moves']} moves in {res['seconds']} s = "
           f"{res['moves_per_s']} moves/s; latency p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms; "
           f"lost {res['lost']}, duplicated {res['duplicated']}; CPU per move: server {res.get('server_cpu_ms_per_move', '?')} ms, "
           f"load generator {res.get('client_cpu_ms_per_move', '?')} ms"

@@ -48,6 +48,7 @@ from .computer import (
 )
 from .db import ChatRow, ClockSite, GamePlayerRow, GameRow, MoveRow, make_engine, migrate, sessions
 from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
+from .fanout import make_fanout
 from .presence import Presence
 from .seats import Credential
 from .seeks import Seeks
@@ -83,6 +84,10 @@ ANALYSIS_QUEUE = 4
 #: games analysed at once ("analyse this game"), and how many games' evaluations are kept in memory
 GAME_ANALYSES = 2
 GAME_ANALYSIS_KEEP = 200
+
+
+class StaleGame(Exception):
+    """A write found the game at another ply than this process's room: another process changed it first."""
 
 
 def clean_name(name: str | None, default: str) -> str:
@@ -197,7 +202,7 @@ class Hub:
                  claim_seconds: float = clk.CLAIM_SECONDS, disconnect_claim_seconds: float = clk.DISCONNECT_CLAIM_SECONDS,
                  presence_heartbeat: float = clk.PRESENCE_HEARTBEAT_SECONDS,
                  computer_max_seconds: float = clk.COMPUTER_MAX_SECONDS, password_hasher=None,
-                 deep_workers: int | None = None, redis_url: str | None = None):
+                 deep_workers: int | None = None, redis_url: str | None = None, computer_queue: bool = False):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
         watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
@@ -205,9 +210,14 @@ class Hub:
         ``run_computers``): flag games whose clock ran out and beat the site's heartbeat every
         ``clock_heartbeat`` seconds (see ``docs/time-controls.md``); off for tools such as ``ringgames import``.
         Computer moves (``server/computer.py``): ``ai_workers`` processes for quick decisions, ``deep_workers``
-        (default half of them, at least one) for levels 4–5, one for computer-only games; with ``redis_url`` they
-        are jobs in that Redis instead, run by ``ringgames worker`` processes (``server/jobs.py``)."""
+        (default half of them, at least one) for levels 4–5, one for computer-only games; with ``computer_queue``
+        they are jobs in the Redis at ``redis_url`` instead, run by ``ringgames worker`` processes (``server/jobs.py``).
+        ``redis_url``: several server processes share the database; every change is published to the others
+        through Redis (``fanout.py``, ``docs/deploy.md``); None: this process is the only one."""
         self.db_url = db_url
+        self.fanout = make_fanout(redis_url)
+        #: games whose messages from other processes arrived while the game was being loaded here (read again after)
+        self._missed: set[str] = set()
         self._password_hasher = password_hasher  # argon2.PasswordHasher; None: argon2-cffi's defaults
         self._accounts: Accounts | None = None
         self._seeks: Seeks | None = None
@@ -228,6 +238,9 @@ class Hub:
         #: live computer-only games: game id -> the creating client (None for games resumed at start)
         self.computer_games: dict[str, str | None] = {}
         self.redis_url = redis_url
+        if computer_queue and not redis_url:
+            raise ValueError("computer_queue needs redis_url: the queue lives in Redis")
+        self.computer_queue = computer_queue
         self.computers: ComputerPlayers = Computers(quick=ai_workers, deep=deep_workers or max(1, ai_workers // 2), bot=1)
         self._stopping = False
         self.ai_delay = ai_delay
@@ -267,11 +280,13 @@ class Hub:
         #: moves waiting for the writer: (game id, game row values, move row, future resolved after the commit)
         self._pending: list[tuple[str, dict, dict, asyncio.Future]] = []
         self._writer: asyncio.Task | None = None
+        self._writing = False  # the writer is committing a batch now
         self._wake = asyncio.Event()  # made anew with each writer task
         # the declarative base types __table__ as a FromClause; these are Tables
         self._moves_t = cast(Table, MoveRow.__table__)
         games = cast(Table, GameRow.__table__)
-        self._game_update = update(games).where(games.c.id == bindparam("gid")).values(
+        # only where the game is still at the ply before the move: a process whose room was stale changes nothing
+        self._game_update = update(games).where(games.c.id == bindparam("gid"), games.c.ply == bindparam("old_ply")).values(
             {c: bindparam(f"v_{c}", type_=games.c[c].type) for c in ("status", "result", "ply", "draw_offers", "to_move", "updated", *CLOCK_FIELDS)})
 
     @property
@@ -312,6 +327,7 @@ class Hub:
         self._accounts = Accounts(self._sessionmaker, self._password_hasher)
         self._seeks = Seeks(self._sessionmaker)
         self._presence = Presence(self._sessionmaker, self.presence_heartbeat_ms)
+        await self.fanout.start(self._remote)
         self._freeze()
         self._spawn(self._sweep())
         self._spawn(self._presence_loop())
@@ -321,7 +337,7 @@ class Hub:
             self._spawn(self._clock_loop())
         if not self.run_computers:
             return
-        if self.redis_url:
+        if self.computer_queue and self.redis_url:
             from .jobs import RedisComputers
 
             self.computers = RedisComputers(self.redis_url)
@@ -355,6 +371,8 @@ class Hub:
         self._stopping = True
         for t in list(self._tasks):
             t.cancel()
+        await self._drain_writer()
+        await self.fanout.stop()
         if self._writer is not None:
             self._writer.cancel()
             self._writer = None
@@ -496,8 +514,14 @@ class Hub:
                 raise ApiError(err.status, err.code, err.message, **err.extra)
         fut = loop.create_future()
         self._loading[gid] = fut
+        self._missed.discard(gid)
         try:
             room = await self._load_room(gid)
+            for _ in range(3):  # another process changed the game while it was read: read it again
+                if gid not in self._missed:
+                    break
+                self._missed.discard(gid)
+                room = await self._load_room(gid)
         except BaseException as exc:
             if isinstance(exc, ApiError):
                 fut.set_exception(exc)
@@ -550,9 +574,15 @@ class Hub:
         if loaded is None:
             return
         row, moves, _chat = loaded
+        before = self.state_json(room)
         room.row = row
         room.state, room.texts, room.seats_of, room.times = self._replay(row, moves)
-        await self.broadcast(room)
+        last = moves[-1].created if moves else row.updated
+        if last is not None:
+            room.turn_since = _epoch_ms(last)
+        self._clock_changed(row.deadline)
+        if self.state_json(room) != before:  # the watchers here get each state once
+            self._deliver_local(room)  # (the process that made the change published it to the others itself)
 
     @asynccontextmanager
     async def _locked(self, gid: str) -> AsyncIterator[Room]:
@@ -705,7 +735,7 @@ class Hub:
         if st.is_terminal():
             return
         room.row.tags = {**room.row.tags, "ended": reason}
-        await asyncio.to_thread(self._save_row, room.row)
+        await self._save(room)
         await self._commit(room, AGREED_DRAW, st.current_player(), reason)
 
     def _insert(self, row: GameRow, pre) -> None:
@@ -792,7 +822,7 @@ class Hub:
             if was != room.row.status:
                 room.turn_since = clk.now_ms()  # the waiting for a player is nobody's turn
             self._start_clock(room)
-            await asyncio.to_thread(self._save_row, room.row)
+            await self._save(room)
             await self.broadcast(room)
             return room, token
 
@@ -812,7 +842,7 @@ class Hub:
                             seats[i].update(account=account.id, name=account.username)
                     room.row.seats = seats
                     room.row.to_move = None if room.state.is_terminal() else room.state.current_player()
-                    await asyncio.to_thread(self._save_row, room.row)
+                    await self._save(room)
                     changed.append(gid)
                 await self.broadcast(room)
             except ApiError:  # a cookie of a game that is gone
@@ -850,7 +880,7 @@ class Hub:
                 if was != room.row.status:
                     room.turn_since = clk.now_ms()
                 self._start_clock(room)
-                await asyncio.to_thread(self._save_row, room.row)
+                await self._save(room)
                 await self.broadcast(room)
             return room, toks
 
@@ -864,13 +894,28 @@ class Hub:
                 raise ApiError(422, "bad_seat", f"there is no seat {seat}")
             invite = seat_tokens.reinvite(seats[seat])
             room.row.seats = seats
-            await asyncio.to_thread(self._save_row, room.row)
+            await self._save(room)
             return invite
 
     def _save_row(self, row: GameRow) -> None:
+        """Write the game row (seats, status, offers, tags...), only if the game is still at ``row.ply`` in the database
+        (the row is locked for the check): else :class:`StaleGame` and nothing is written."""
         with self.Session.begin() as s:
+            now = s.execute(select(GameRow.ply).where(GameRow.id == row.id).with_for_update()).scalar()
+            if now is not None and now != row.ply:
+                raise StaleGame(f"game {row.id} is at ply {now}, not {row.ply}")
             s.merge(row)
             self._sync_players(s, row)
+
+    async def _save(self, room: Room) -> None:
+        """``_save_row`` of the room's row; if another process changed the game first, the room is read again and the
+        request answered 409 stale_ply (the client sees the new state and may try again). Caller holds room.lock."""
+        try:
+            await asyncio.to_thread(self._save_row, room.row)
+        except StaleGame:
+            await self._refresh(room)
+            raise ApiError(409, "stale_ply", "the game changed meanwhile (in another server process); try again",
+                           ply=len(room.state.history)) from None
 
     # -- acting ----------------------------------------------------------
     async def act(self, gid: str, action: str | int, tokens: Sequence[Credential], ply: int) -> Room:
@@ -881,6 +926,8 @@ class Hub:
         state is unchanged.
         """
         async with self._locked(gid) as room:
+            if self.fanout.cluster and not await asyncio.to_thread(self._current, room):
+                await self._refresh(room)  # another process changed the game and its message has not arrived yet
             st = room.state
             if room.row.deadline is not None and clk.now_ms() >= room.row.deadline:
                 await self._flag_locked(room)  # the timer has not seen it yet: the time is up all the same
@@ -922,6 +969,17 @@ class Hub:
             await self._commit(room, a, p, text)
         self._maybe_ai(room)
         return room
+
+    def _current(self, room: Room) -> bool:
+        """The cached room is the game as the database has it now (ply, status, seats, offers, tags): checked before a
+        move is accepted when several processes share the database."""
+        assert self.engine is not None
+        games = cast(Table, GameRow.__table__)
+        row = room.row
+        with self.engine.connect() as conn:
+            now = conn.execute(select(games.c.ply, games.c.status, games.c.seats, games.c.draw_offers, games.c.tags)
+                               .where(games.c.id == room.id)).first()
+        return now is not None and tuple(now) == (row.ply, row.status, row.seats, row.draw_offers, row.tags)
 
     def _preset_filter(self, room: Room) -> set[str] | None:
         if room.row.tags.get("setup") == "preset" and len(room.state.history) < SETUP_PLIES.get(room.row.game, 0):
@@ -965,24 +1023,79 @@ class Hub:
         upd_times = cast(tuple[int | None, int | None], (move["spent_ms"], move["left_ms"]))
 
         async def store_then_apply() -> None:
-            await self._store_move(room.id, values, move)
-            apply()
-            if st.is_terminal():
-                self.computer_games.pop(room.id, None)
-            for k, v in values.items():
-                setattr(room.row, k, v)
-            room.texts.append(text)
-            room.seats_of.append(p)
-            room.times.append((upd_times[0], upd_times[1]))
-            room.turn_since = clk.now_ms()
-            self._clock_changed(room.row.deadline)
-            await self.broadcast(room)
+            try:
+                await self._store_move(room.id, values, move)
+            except (StaleGame, IntegrityError):  # another process stored this ply first: its move stands
+                await self._refresh(room)
+                raise ApiError(409, "stale_ply", f"the game is at ply {len(room.state.history)}, not {ply} "
+                               "(a move was played meanwhile)", ply=len(room.state.history)) from None
+            self._apply_entry(room, a, p, text, values, upd_times)
+            self._deliver_local(room)
+            await self.fanout.publish(room.id, {"k": "move", "ply": ply + 1, "a": a, "p": p, "t": text, "v": values,
+                                                "tm": list(upd_times), "m": self.state_message(room) if self.fanout.cluster else None})
             if room.row.rated and st.is_terminal():
                 await self._rate(room)
 
         # shielded: if the caller goes away (cancelled) while the move is being written, the move
         # may still commit, and memory must then follow the database
         await asyncio.shield(store_then_apply())
+
+    def _apply_entry(self, room: Room, a: int, p: int, text: str, values: dict, times: tuple[int | None, int | None]) -> None:
+        """Add one committed entry (an action, resignation or agreed draw of seat ``p``) to the room in memory, with
+        the game row's new ``values``. Caller holds room.lock."""
+        st = room.state
+        if a == RESIGN:
+            st.resign(p)
+        elif a == AGREED_DRAW:
+            st.agree_draw()
+        else:
+            st.apply_action(a)
+        if st.is_terminal():
+            self.computer_games.pop(room.id, None)
+        for k, v in values.items():
+            setattr(room.row, k, v)
+        room.texts.append(text)
+        room.seats_of.append(p)
+        room.times.append((times[0], times[1]))
+        room.turn_since = clk.now_ms()
+        self._clock_changed(room.row.deadline)
+
+    async def _remote(self, gid: str, msg: dict) -> None:
+        """A message of another process (``fanout.py``): the cached room follows it and its watchers here get it.
+        A move at the next ply is applied; one at or below the room's ply is a duplicate (dropped); anything else (a
+        gap, a change that is not a move) reads the game again from the database, the truth."""
+        room = self.rooms.get(gid)
+        if room is None:
+            if gid in self._loading:
+                self._missed.add(gid)
+            return
+        kind = msg.get("k")
+        if kind == "chat":
+            chat = msg.get("msg")
+            if isinstance(chat, dict):
+                room.chat = [*room.chat, chat][-200:]
+                if room.listeners:
+                    self._queue_all(room, orjson.dumps({"type": "chat", **chat}).decode())
+            return
+        async with room.lock:
+            if self.rooms.get(gid) is not room:
+                return
+            have, ply = len(room.state.history), msg.get("ply")
+            if kind == "move" and isinstance(ply, int):
+                if ply <= have:
+                    return
+                if ply == have + 1:
+                    try:
+                        self._apply_entry(room, int(msg["a"]), int(msg["p"]), str(msg["t"]), dict(msg["v"]),
+                                          (msg["tm"][0], msg["tm"][1]))
+                    except Exception:  # noqa: BLE001 (not applicable here: the database decides)
+                        log.warning("move %s of game %s from another process does not apply; reading the game again", ply, gid)
+                        await self._refresh(room)
+                        return
+                    if room.listeners:
+                        self._queue_all(room, msg["m"] if isinstance(msg.get("m"), str) else self.state_message(room))
+                    return
+            await self._refresh(room)
 
     # -- ratings -----------------------------------------------------------
     async def _rate(self, room: Room) -> None:
@@ -1031,6 +1144,13 @@ class Hub:
         self._wake.set()
         await fut
 
+    async def _drain_writer(self, timeout: float = 10.0) -> None:
+        """Wait (at most ``timeout`` seconds) until the moves handed to the writer are committed (clean shutdown)."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while (self._pending or self._writing) and self._writer is not None and not self._writer.done() and loop.time() < end:
+            await asyncio.sleep(0.01)
+
     async def _write_loop(self) -> None:
         while True:
             await self._wake.wait()
@@ -1039,7 +1159,9 @@ class Hub:
             if not batch:
                 continue
             try:
+                self._writing = True
                 errors = await asyncio.to_thread(self._write_batch, [(g, v, m) for g, v, m, _ in batch])
+                self._writing = False
             except BaseException as exc:  # cancelled at shutdown, or the thread could not run
                 for *_, fut in batch:
                     if not fut.done():
@@ -1075,9 +1197,12 @@ class Hub:
         assert self.engine is not None  # the writer runs between start() and stop()
         with self.engine.begin() as conn:  # one transaction: the moves (unique per game and ply) and their game rows
             conn.execute(insert(self._moves_t), [m for _, _, m in batch])
-            conn.execute(self._game_update, [{"gid": g, **{f"v_{k}": v for k, v in {**dict.fromkeys(CLOCK_FIELDS), **values}.items()},
-                                              "v_updated": now}
-                                             for g, values, _ in batch])
+            r = conn.execute(self._game_update, [{"gid": g, "old_ply": m["ply"],
+                                                  **{f"v_{k}": v for k, v in {**dict.fromkeys(CLOCK_FIELDS), **values}.items()},
+                                                  "v_updated": now}
+                                                 for g, values, m in batch])
+            if r.rowcount != len(batch):  # a game row was not at the ply before its move: rolled back
+                raise StaleGame(f"{len(batch) - r.rowcount} of {len(batch)} games changed meanwhile")
 
     # -- clocks ------------------------------------------------------------
     # Every process polls the indexed ``games.deadline`` column (one query per wake-up, never per game) and
@@ -1440,7 +1565,7 @@ class Hub:
             else:
                 room.row.tags = {**{k: v for k, v in room.row.tags.items() if k != "takeback"},
                                  **({"takeback": offer} if offer else {})}
-                await asyncio.to_thread(self._save_row, room.row)
+                await self._save(room)
                 await self.broadcast(room)
         self._maybe_ai(room)
         return room
@@ -1519,7 +1644,7 @@ class Hub:
                 await self._commit(room, AGREED_DRAW, mine[0], "draw")
             else:
                 room.row.draw_offers = sorted(offers)
-                await asyncio.to_thread(self._save_row, room.row)
+                await self._save(room)
                 await self.broadcast(room)
         return room
 
@@ -1607,7 +1732,10 @@ class Hub:
                 async with room.lock:
                     if len(room.state.history) != ply or not room.state.is_legal(a):
                         continue
-                    await self._commit(room, a, p, room.state.action_to_string(a))
+                    try:
+                        await self._commit(room, a, p, room.state.action_to_string(a))
+                    except ApiError:  # another process stored an entry at this ply first (the room is read again)
+                        continue
         except asyncio.CancelledError:
             raise
         except Exception:  # pragma: no cover - logged, the game waits
@@ -1640,7 +1768,7 @@ class Hub:
         row.clock_seat = row.clock_at = row.deadline = None
         row.tags = {**row.tags, "stopped": True}
         row.status = "finished"
-        await asyncio.to_thread(self._save_row, row)
+        await self._save(room)
         await self.broadcast(room)
 
     # -- views -----------------------------------------------------------
@@ -1769,13 +1897,21 @@ class Hub:
         return '{"type":"state","state":' + self.live_state_json(room) + "}"
 
     async def broadcast(self, room: Room) -> None:
+        """The room's state to its watchers here, and a ``state`` message to the other processes (which read the game
+        again from the database)."""
+        self._deliver_local(room)
+        await self.fanout.publish(room.id, {"k": "state", "ply": len(room.state.history)})
+
+    def _deliver_local(self, room: Room) -> None:
         if room.listeners:
             self._queue_all(room, self.state_message(room))
 
     async def send_all(self, room: Room, msg: dict) -> None:
-        """Queue ``msg`` (encoded once) for every WebSocket of the room."""
+        """Queue ``msg`` (encoded once) for every WebSocket of the room (a chat line; to the other processes too)."""
         if room.listeners:
             self._queue_all(room, orjson.dumps(msg).decode())
+        if msg.get("type") == "chat":
+            await self.fanout.publish(room.id, {"k": "chat", "msg": {k: v for k, v in msg.items() if k != "type"}})
 
     @staticmethod
     def _queue_all(room: Room, msg: str) -> None:

@@ -1,0 +1,139 @@
+"""Fan-out: every committed change of a game reaches the watchers of every server process.
+
+The hub commits a move to the database first (ordered per game by the database: ``moves`` is unique by
+``(game_id, ply)`` and the game row is updated only where its ``ply`` is still the one the process knew), then
+publishes one message per change. Two implementations:
+
+* :class:`LocalFanout` (the default, one process): the message goes straight to this process's watchers.
+* :class:`RedisFanout` (``ringgames serve --redis redis://…``): the message goes to this process's watchers at
+  once and to the other processes through Redis pub/sub, on the game's channel ``ringgames:game:<id>``. Every
+  process listens on the pattern ``ringgames:game:*`` (one subscription made at start-up, so that no message
+  published after a process started can slip past it) and hands on the messages of the games it has in memory.
+
+A message is a JSON object: ``{"o": origin, "k": kind, "gid": id, "ply": n, ...}``; ``o`` is the publishing
+process's random id (a process ignores its own messages, which it delivered locally already), ``k`` is
+``move`` (one new entry of the history: the receiver applies it to its cached room, or re-reads the game from the
+database when it is not at ``ply - 1``; a message at or below its ply is a duplicate and dropped), ``state``
+(anything else changed: seats, offers, a flag, a takeback; the receiver re-reads the game) or ``chat``.
+Redis pub/sub delivers at most once and keeps nothing: a process that was cut off re-reads a game from the
+database whenever a message shows a gap, and a client that reconnects gets the state from the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import orjson
+
+log = logging.getLogger("ringgames.server")
+
+#: the channel of game ``gid`` (and the pattern every process listens on)
+CHANNEL = "ringgames:game:{}"
+PATTERN = "ringgames:game:*"
+
+#: called for every message of another process: (game id, message)
+Deliver = Callable[[str, dict], Awaitable[None]]
+
+
+class LocalFanout:
+    """One process: nothing to send anywhere (the hub delivers to its own watchers itself)."""
+
+    cluster = False
+
+    def __init__(self) -> None:
+        self.origin = secrets.token_hex(8)
+        self.published = 0
+
+    async def start(self, deliver: Deliver) -> None:
+        pass
+
+    async def publish(self, gid: str, msg: dict) -> None:
+        self.published += 1
+
+    async def stop(self) -> None:
+        pass
+
+
+class RedisFanout(LocalFanout):
+    """Several processes: messages through Redis pub/sub (the ``redis`` package's asyncio client)."""
+
+    cluster = True
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self.url = url
+        self.received = 0
+        self._client: Any = None  # redis.asyncio.Redis, its PubSub (imported with the redis extra only)
+        self._pubsub: Any = None
+        self._reader: asyncio.Task | None = None
+        self._deliver: Deliver | None = None
+
+    async def start(self, deliver: Deliver) -> None:
+        import redis.asyncio as aioredis
+
+        self._deliver = deliver
+        self._client = aioredis.Redis.from_url(self.url, health_check_interval=10)
+        self._pubsub = self._client.pubsub()
+        await self._pubsub.psubscribe(PATTERN)
+        # wait for Redis to confirm the subscription: from then on no message is missed
+        for _ in range(30):
+            m = await self._pubsub.get_message(timeout=1.0)
+            if m is not None and m.get("type") == "psubscribe":
+                break
+        else:
+            raise RuntimeError(f"Redis at {self.url.split('@')[-1]} did not confirm the subscription in 30 s")
+        self._reader = asyncio.get_running_loop().create_task(self._read())
+
+    async def publish(self, gid: str, msg: dict) -> None:
+        assert self._client is not None, "the fan-out is not started"
+        msg = {**msg, "o": self.origin, "gid": gid}
+        try:
+            await self._client.publish(CHANNEL.format(gid), orjson.dumps(msg))
+            self.published += 1
+        except Exception:  # noqa: BLE001 (the move is committed; the other processes' watchers resync on reconnect)
+            log.exception("publishing to Redis failed (game %s)", gid)
+
+    async def _read(self) -> None:
+        assert self._pubsub is not None and self._deliver is not None
+        while True:
+            try:
+                async for m in self._pubsub.listen():
+                    if m.get("type") != "pmessage":
+                        continue
+                    try:
+                        msg = orjson.loads(m["data"])
+                    except orjson.JSONDecodeError:
+                        continue
+                    if not isinstance(msg, dict) or msg.get("o") == self.origin or not isinstance(msg.get("gid"), str):
+                        continue
+                    self.received += 1
+                    try:
+                        await self._deliver(msg["gid"], msg)
+                    except Exception:  # noqa: BLE001 (one bad message must not stop the fan-out)
+                        log.exception("delivering a message of game %s failed", msg.get("gid"))
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 (Redis went away: the client reconnects and subscribes again)
+                log.exception("the Redis subscription failed; trying again")
+                await asyncio.sleep(1.0)
+
+    async def stop(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            try:
+                await self._reader
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001
+                pass
+        if self._pubsub is not None:
+            await self._pubsub.aclose()
+        if self._client is not None:
+            await self._client.aclose()
+
+
+def make_fanout(redis_url: str | None) -> LocalFanout:
+    """The fan-out for ``--redis`` (None: one process)."""
+    return RedisFanout(redis_url) if redis_url else LocalFanout()
