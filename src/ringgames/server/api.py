@@ -838,14 +838,18 @@ async def logged_in(request: Request) -> Account:
 
 
 async def start_if_filled(request: Request, seek: dict, filled) -> dict:
-    """When a seek's seats are all taken: the game starts, each seat held by its account."""
-    if filled is None:
-        return {"seek": seek, "game_id": None}
+    """When a seek's seats are all taken: the game starts, each seat held by its account. The lobbies are told
+    (``lobby.py``): a seat taken, or the game started (its players' lobby pages open it)."""
     hub = hub_of(request)
+    if filled is None:
+        await hub.lobby.changed()
+        return {"seek": seek, "game_id": None}
     accounts = await asyncio.to_thread(hub.seeks.accounts_of, filled.accounts)
     room, _, _ = await hub.create(filled.game, filled.variant, filled.players, [{"kind": "account", "account": a} for a in accounts],
                                   None, account=accounts[0], rated=filled.rated)
-    return {"seek": await asyncio.to_thread(hub.seeks.started, filled.seek_id, room.id), "game_id": room.id}
+    started = await asyncio.to_thread(hub.seeks.started, filled.seek_id, room.id)
+    await hub.lobby.changed({"seek": filled.seek_id, "game_id": room.id, "accounts": filled.accounts})
+    return {"seek": started, "game_id": room.id}
 
 
 @router.post("/seeks", status_code=201, summary="Post a seek (or, with quick, pair with a compatible one)", response_model=SeekAnswer,
@@ -866,7 +870,9 @@ async def post_seek(body: SeekIn, request: Request):
                 return await start_if_filled(request, seek, filled)
             except ApiError:  # taken at the same moment: post ours instead
                 pass
-    return {"seek": await asyncio.to_thread(hub.seeks.post, *args), "game_id": None}
+    seek = await asyncio.to_thread(hub.seeks.post, *args)
+    await hub.lobby.changed()  # pushed to the lobby sockets of every process
+    return {"seek": seek, "game_id": None}
 
 
 @router.get("/seeks", summary="The open seeks, oldest first", response_model=SeekList)
@@ -897,6 +903,7 @@ async def keep_seek(sid: SeekId, request: Request):
 @router.delete("/seeks/{sid}", summary="Withdraw my seek", response_model=Ok, responses=errors(400, 401, 403, 404))
 async def withdraw_seek(sid: SeekId, request: Request):
     await asyncio.to_thread(hub_of(request).seeks.withdraw, await logged_in(request), sid)
+    await hub_of(request).lobby.changed()
     return {"ok": True}
 @router.post("/games/{gid}/analysis", summary="Analyse this game: an evaluation after every ply, in the background",
              response_model=GameAnalysis, description="Starts the analysis (unless it runs or is done for the game as it "

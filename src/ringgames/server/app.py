@@ -21,6 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import GAMES, game_class, load_game
 from . import api, learn, live, tv
 from . import limits as _limits
+from . import lobby as lobby_ws
 from . import puzzles as puzzle_api
 from .errors import ApiError, describe_validation_errors
 from .headers import SecurityHeaders
@@ -163,6 +164,7 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
 
     app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(live.router)
+    app.include_router(lobby_ws.router)
     app.include_router(puzzle_api.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount(DOCS_ASSETS, StaticFiles(directory=swagger_ui_dir()), name="docs-assets")

@@ -15,6 +15,9 @@ process's random id (a process ignores its own messages, which it delivered loca
 ``move`` (one new entry of the history: the receiver applies it to its cached room, or re-reads the game from the
 database when it is not at ``ply - 1``; a message at or below its ply is a duplicate and dropped), ``state``
 (anything else changed: seats, offers, a flag, a takeback; the receiver re-reads the game) or ``chat``.
+The lobby (``lobby.py``) has one channel of its own, ``ringgames:lobby``: ``{"o": origin, "k": "seeks", ...}``
+says that the open seeks changed (every process lists them again from the database for its lobby sockets), with
+``started`` when a seek's game began (its players' lobby pages are told at once).
 Redis pub/sub delivers at most once and keeps nothing: a process that was cut off re-reads a game from the
 database whenever a message shows a gap, and a client that reconnects gets the state from the database.
 """
@@ -34,9 +37,13 @@ log = logging.getLogger("ringgames.server")
 #: the channel of game ``gid`` (and the pattern every process listens on)
 CHANNEL = "ringgames:game:{}"
 PATTERN = "ringgames:game:*"
+#: the lobby's channel (seeks changed)
+LOBBY_CHANNEL = "ringgames:lobby"
 
 #: called for every message of another process: (game id, message)
 Deliver = Callable[[str, dict], Awaitable[None]]
+#: called for every lobby message of another process
+DeliverLobby = Callable[[dict], Awaitable[None]]
 
 
 class LocalFanout:
@@ -48,10 +55,14 @@ class LocalFanout:
         self.origin = secrets.token_hex(8)
         self.published = 0
 
-    async def start(self, deliver: Deliver) -> None:
+    async def start(self, deliver: Deliver, lobby: DeliverLobby | None = None) -> None:
         pass
 
     async def publish(self, gid: str, msg: dict) -> None:
+        self.published += 1
+
+    async def publish_lobby(self, msg: dict) -> None:
+        """A lobby message (``lobby.py``) for the other processes."""
         self.published += 1
 
     async def stop(self) -> None:
@@ -71,18 +82,23 @@ class RedisFanout(LocalFanout):
         self._pubsub: Any = None
         self._reader: asyncio.Task | None = None
         self._deliver: Deliver | None = None
+        self._lobby: DeliverLobby | None = None
 
-    async def start(self, deliver: Deliver) -> None:
+    async def start(self, deliver: Deliver, lobby: DeliverLobby | None = None) -> None:
         import redis.asyncio as aioredis
 
-        self._deliver = deliver
+        self._deliver, self._lobby = deliver, lobby
         self._client = aioredis.Redis.from_url(self.url, health_check_interval=10)
         self._pubsub = self._client.pubsub()
         await self._pubsub.psubscribe(PATTERN)
-        # wait for Redis to confirm the subscription: from then on no message is missed
+        await self._pubsub.subscribe(LOBBY_CHANNEL)
+        # wait for Redis to confirm both subscriptions: from then on no message is missed
+        confirmed: set[str] = set()
         for _ in range(30):
             m = await self._pubsub.get_message(timeout=1.0)
-            if m is not None and m.get("type") == "psubscribe":
+            if m is not None and m.get("type") in ("psubscribe", "subscribe"):
+                confirmed.add(m["type"])
+            if len(confirmed) == 2:
                 break
         else:
             raise RuntimeError(f"Redis at {self.url.split('@')[-1]} did not confirm the subscription in 30 s")
@@ -97,16 +113,32 @@ class RedisFanout(LocalFanout):
         except Exception:  # noqa: BLE001 (the move is committed; the other processes' watchers resync on reconnect)
             log.exception("publishing to Redis failed (game %s)", gid)
 
+    async def publish_lobby(self, msg: dict) -> None:
+        assert self._client is not None, "the fan-out is not started"
+        try:
+            await self._client.publish(LOBBY_CHANNEL, orjson.dumps({**msg, "o": self.origin}))
+            self.published += 1
+        except Exception:  # noqa: BLE001 (the seek is stored; the other lobbies see it at their next listing)
+            log.exception("publishing a lobby message to Redis failed")
+
     async def _read(self) -> None:
         assert self._pubsub is not None and self._deliver is not None
         while True:
             try:
                 async for m in self._pubsub.listen():
-                    if m.get("type") != "pmessage":
+                    if m.get("type") not in ("pmessage", "message"):
                         continue
                     try:
                         msg = orjson.loads(m["data"])
                     except orjson.JSONDecodeError:
+                        continue
+                    if m["type"] == "message":  # the lobby's channel
+                        if isinstance(msg, dict) and msg.get("o") != self.origin and self._lobby is not None:
+                            self.received += 1
+                            try:
+                                await self._lobby(msg)
+                            except Exception:  # noqa: BLE001
+                                log.exception("delivering a lobby message failed")
                         continue
                     if not isinstance(msg, dict) or msg.get("o") == self.origin or not isinstance(msg.get("gid"), str):
                         continue

@@ -92,6 +92,9 @@ class Limits:
     ws_message_bytes: int = 64 * KIB
     ws_rate: str = "30 per 10 seconds"
     ws_strikes: str = "10/minute"
+    #: the lobby's WebSocket (``/ws/lobby``, seeks pushed): open connections per client and in all, per process
+    lobby_sockets_per_client: int = 8
+    lobby_sockets_total: int = 2000
     #: computer-only games (every seat a computer): live ones per client and in all (more → 429), and their
     #: length in actions, after which such a game ends in a draw (reason ``action_limit``)
     computer_games_per_client: int = 2

@@ -49,6 +49,7 @@ from .computer import (
 from .db import ChatRow, ClockSite, GamePlayerRow, GameRow, MoveRow, make_engine, migrate, sessions
 from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
 from .fanout import make_fanout
+from .lobby import Lobby
 from .presence import Presence
 from .seats import Credential
 from .seeks import Seeks
@@ -216,6 +217,8 @@ class Hub:
         through Redis (``fanout.py``, ``docs/deploy.md``); None: this process is the only one."""
         self.db_url = db_url
         self.fanout = make_fanout(redis_url)
+        #: the lobby's WebSockets (seeks pushed, ``lobby.py``)
+        self.lobby = Lobby(lambda: self.seeks, self.fanout)
         #: games whose messages from other processes arrived while the game was being loaded here (read again after)
         self._missed: set[str] = set()
         self._password_hasher = password_hasher  # argon2.PasswordHasher; None: argon2-cffi's defaults
@@ -327,9 +330,10 @@ class Hub:
         self._accounts = Accounts(self._sessionmaker, self._password_hasher)
         self._seeks = Seeks(self._sessionmaker)
         self._presence = Presence(self._sessionmaker, self.presence_heartbeat_ms)
-        await self.fanout.start(self._remote)
+        await self.fanout.start(self._remote, self.lobby.remote)
         self._freeze()
         self._spawn(self._sweep())
+        self._spawn(self.lobby.run())
         self._spawn(self._presence_loop())
         if self.run_clocks:  # before any room is loaded: downtime is credited to the stored clocks first
             self.clock_resumed_ms = await asyncio.to_thread(self._resume_clocks, clk.now_ms())
