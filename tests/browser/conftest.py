@@ -46,7 +46,8 @@ def server(tmp_path_factory):
     srv = ServerProcess(f"sqlite:///{d / 'b.sqlite3'}", ai_delay=0.05, ai_workers=1, log=d / "server.log",
                         extra_args=["--limit", "games_rate=1000/minute", "--limit", "chat_rate=1000/minute",
                                     "--limit", "upload_rate=1000/minute", "--limit", "ws_connect_rate=10000/minute",
-                                    "--limit", "analysis_rate=1000/minute"]).start()  # one client, many tests
+                                    "--limit", "analysis_rate=1000/minute",
+                                    "--limit", "lobby_sockets_per_client=1000"]).start()  # one client, many tests
     yield srv
     srv.stop()
 

@@ -1,6 +1,8 @@
 """Accounts in the browser: sign up on /login, the header's account links, a rated game against the computer,
 the player page (ratings, the drawn rating history, games), log out, and a login error in Czech."""
 
+import time
+
 from .conftest import SHOTS, open_create_form
 
 PASSWORD = "ring-Stones-42"
@@ -124,7 +126,7 @@ def test_two_accounts_meet_through_a_seek_and_play_a_rated_game(server, page_fac
     assert "SeekAnn (1500?)" in ben.locator("#seeks tr[data-seek]").first.inner_text()
     ben.click("#seeks tr[data-seek] button.accept")
     ben.wait_for_url("**/game/*")
-    ann.wait_for_url("**/game/*", timeout=30000)  # the owner's lobby opens the game when it starts (it polls every 3 s)
+    ann.wait_for_url("**/game/*", timeout=30000)  # the owner's lobby opens the game when it starts (pushed)
     gid = ben.url.split("/game/")[1].split("?")[0]
     assert ann.url.split("/game/")[1].split("?")[0] == gid
     # in the lobby, the player to move sees "(1)" in the title and a count of 1 in the header; the other 0
@@ -184,6 +186,33 @@ def test_several_seeks_in_the_lobby_each_withdrawn_or_accepted(server, page_fact
     ann.wait_for_url("**/game/*", timeout=30000)  # Ann's lobby opens the game of the seek that started
     assert ann.url.split("/game/")[1] == ben.url.split("/game/")[1]
     assert ann.evaluate("S.game") == "gyges"
+
+
+def test_a_seek_is_pushed_to_another_lobby_and_its_owner_is_sent_to_the_game(server, page_factory):
+    """Issue 28: the lobby's WebSocket brings a seek made in another browser without a reload, well within the old
+    poll interval (3 s), and opens the game for the seek's owner as soon as it is accepted; nothing polls."""
+    ann, ben = page_factory(), page_factory()
+    sign_up_in(ann, server, "PushAnn")
+    sign_up_in(ben, server, "PushBen")
+    polls: list[str] = []
+    for page in (ann, ben):
+        page.on("request", lambda r: polls.append(r.url) if r.method == "GET" and r.url.endswith("/api/seeks") else None)
+        page.wait_for_function("() => window.lobbyMessages >= 1")  # the socket is open and its list shown
+    ann.select_option("#game", "gyges")
+    t0 = time.perf_counter()
+    ann.click("#post-seek")
+    accept = ben.locator("#seeks tr[data-seek]", has_text="PushAnn").locator("button.accept")
+    accept.wait_for(timeout=2500)
+    shown = time.perf_counter() - t0
+    print(f"a seek posted in one browser shown in another's lobby after {shown * 1000:.0f} ms")
+    assert shown < 2.5
+    accept.click()
+    ben.wait_for_url("**/game/*")
+    t0 = time.perf_counter()
+    ann.wait_for_url("**/game/*", timeout=2500)  # the "accepted" message, not a poll
+    print(f"the owner's lobby opened the game {(time.perf_counter() - t0) * 1000:.0f} ms after the acceptor's")
+    assert ann.url.split("/game/")[1] == ben.url.split("/game/")[1]
+    assert not polls, polls
 
 
 #: a stand-in for the browser's notifications (headless Chromium shows none) and a page that can be "hidden"

@@ -196,3 +196,33 @@ def test_workers_need_postgresql_and_redis(tmp_path):
 
     r = CliRunner().invoke(main, ["serve", "--workers", "2", "--db", f"sqlite:///{tmp_path / 'x.sqlite3'}"])
     assert r.exit_code == 2 and "PostgreSQL with Redis" in r.output, r.output
+
+
+def test_a_seek_made_on_one_process_reaches_the_lobby_sockets_of_another(cluster):
+    """Issue 28: a seek posted on A is the next message of lobby sockets on B (the fan-out's lobby channel), and when
+    it is accepted on A its owner's lobby socket on B is told the game at once."""
+    from ringgames.server.accounts import SESSION_COOKIE
+
+    a, b, _ = cluster
+    amy, ben = httpx.Client(base_url=a.url, timeout=10), httpx.Client(base_url=a.url, timeout=10)
+    for cl, name in ((amy, "lobbyamy"), (ben, "lobbyben")):
+        assert cl.post("/api/account", json={"username": name, "password": "ring-Stones-42"}).status_code == 201
+    cookie = {"Cookie": f"{SESSION_COOKIE}={amy.cookies[SESSION_COOKIE]}"}
+    with connect(f"ws://127.0.0.1:{b.port}/ws/lobby", open_timeout=10) as guest, \
+            connect(f"ws://127.0.0.1:{b.port}/ws/lobby", additional_headers=cookie, open_timeout=10) as owner:
+        assert json.loads(guest.recv(10))["type"] == "seeks" and json.loads(owner.recv(10))["type"] == "seeks"
+        took = []
+        for _ in range(5):  # posted again: the same kind replaces the seek (a new id each time)
+            t0 = time.perf_counter()
+            sid = amy.post("/api/seeks", json={"game": "yinsh"}).json()["seek"]["id"]
+            m = json.loads(guest.recv(10))
+            took.append(time.perf_counter() - t0)
+            assert m["type"] == "seeks" and [s["id"] for s in m["seeks"]] == [sid]
+            assert json.loads(owner.recv(10)) == m
+        print(f"seek POST on process A to its arrival on a lobby socket of process B: "
+              f"median {sorted(took)[2] * 1000:.1f} ms, max {max(took) * 1000:.1f} ms")
+        gid = ben.post(f"/api/seeks/{sid}/accept").json()["game_id"]
+        assert json.loads(owner.recv(10)) == {"type": "accepted", "seek": sid, "game_id": gid, "url": f"/game/{gid}"}
+        assert json.loads(owner.recv(10)) == json.loads(guest.recv(10)) == {"type": "seeks", "seeks": []}
+    amy.close()
+    ben.close()

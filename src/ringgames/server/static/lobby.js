@@ -32,10 +32,11 @@ function gameChanged() {
 }
 // Seeks (logged-in players): post one with the form's game, variant, players and "rated" (up to three open at once,
 // one per kind); quick pairing looks for a compatible seek near my rating; my seeks are kept alive while this page
-// is open, and the page opens the game once one of them starts.
+// is open, and the page opens the game once one of them starts. The open seeks come through the lobby's WebSocket
+// (/ws/lobby) as soon as they change; while it is closed the page polls GET /api/seeks (every 3 s, backing off to 30 s)
+// and reconnects (backing off too).
 const ME = document.getElementById("me") ? document.getElementById("me").textContent : null;
 const mySeeks = new Set();
-let lastKeep = 0;
 function seekBody(quick) {
   const g = META[$("game").value];
   const body = {game: $("game").value, variant: $("variant").value, players: +($("players").value || g.players[0]), quick};
@@ -56,22 +57,21 @@ async function postSeek(quick) {
     }
     const res = await api("/api/seeks", {method: "POST", json: body});
     if (res.game_id) { location.href = `/game/${res.game_id}`; return; }
-    mySeeks.add(res.seek.id); $("my-seek").hidden = false; seeks();
+    mySeeks.add(res.seek.id); $("my-seek").hidden = false; if (!lobbyOpen()) pollSeeks();
   } catch (e) { $("seek-err").textContent = errorText(e); }
 }
 async function acceptSeek(id) {
   $("seek-err").textContent = "";
   try {
     const res = await api(`/api/seeks/${id}/accept`, {method: "POST"});
-    if (res.game_id) location.href = `/game/${res.game_id}`; else seeks();
-  } catch (e) { $("seek-err").textContent = errorText(e); seeks(); }
+    if (res.game_id) location.href = `/game/${res.game_id}`; else if (!lobbyOpen()) pollSeeks();
+  } catch (e) { $("seek-err").textContent = errorText(e); if (!lobbyOpen()) pollSeeks(); }
 }
 async function withdrawSeek(id) {
   await api(`/api/seeks/${id}`, {method: "DELETE"}).catch(() => null);
-  mySeeks.delete(id); seeks();
+  mySeeks.delete(id); if (!lobbyOpen()) pollSeeks();
 }
-async function seeks() {
-  const {seeks: list} = await api("/api/seeks");
+async function showSeeks(list) {
   const open = new Set(list.map(s => s.id));
   for (const id of [...mySeeks]) {  // one of mine left the list: has its game started? (else it was withdrawn or expired)
     if (open.has(id)) continue;
@@ -80,10 +80,6 @@ async function seeks() {
     mySeeks.delete(id);
   }
   for (const s of list) if (ME && s.owner === ME) mySeeks.add(s.id);  // also those posted before a reload
-  if (mySeeks.size && Date.now() - lastKeep > 30000) {  // kept alive while this page is open
-    lastKeep = Date.now();
-    for (const id of mySeeks) await api(`/api/seeks/${id}/keep`, {method: "POST"}).catch(() => null);
-  }
   if (ME) $("my-seek").hidden = !mySeeks.size;  // (guests have no seeks)
   const rows = list.map(s => h("tr", {"data-seek": s.id},
     h("td", {}, `${s.owner} (${Math.round(s.rating)}${s.provisional ? "?" : ""})`),
@@ -96,6 +92,36 @@ async function seeks() {
       : s.joined.includes(ME) ? t("lobby.my_seek_waiting")
       : h("button", {type: "button", class: "accept", onclick: () => acceptSeek(s.id)}, t("lobby.accept")))));
   $("seeks").replaceChildren(...(rows.length ? rows : [h("tr", {}, h("td", {class: "muted"}, t("lobby.none")))]));
+}
+async function keepMySeeks() {  // kept alive while this page is open (a seek lasts 90 s)
+  for (const id of mySeeks) await api(`/api/seeks/${id}/keep`, {method: "POST"}).catch(() => null);
+}
+let lobbyWs = null, lobbyRetry = 0, pollTimer = null, pollDelay = 3000;
+window.lobbyMessages = 0;  // seek lists pushed to this page (for tests)
+function lobbyOpen() { return lobbyWs !== null && lobbyWs.readyState === 1; }
+async function pollSeeks() {
+  try { await showSeeks((await api("/api/seeks")).seeks); } catch (e) { /* the next poll or the socket */ }
+}
+function pollWhileClosed() {  // the fallback: polls only while the socket is closed, less often the longer it stays so
+  clearTimeout(pollTimer);
+  if (lobbyOpen()) return;
+  pollSeeks();
+  pollTimer = setTimeout(pollWhileClosed, pollDelay);
+  pollDelay = Math.min(30000, pollDelay * 2);
+}
+function lobbySocket() {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  lobbyWs = new WebSocket(`${proto}://${location.host}/ws/lobby`);
+  lobbyWs.onopen = () => { lobbyRetry = 0; pollDelay = 3000; clearTimeout(pollTimer); };
+  lobbyWs.onmessage = (ev) => {
+    const m = JSON.parse(ev.data);
+    if (m.type === "seeks") { window.lobbyMessages += 1; showSeeks(m.seeks); }
+    else if (m.type === "accepted") location.href = `/game/${m.game_id}`;  // a seek of mine (or one I joined) started
+  };
+  lobbyWs.onclose = () => {
+    pollWhileClosed();
+    setTimeout(lobbySocket, Math.min(30000, 1000 * 2 ** lobbyRetry++));
+  };
 }
 // time controls: the presets (minutes + increment seconds), custom values, days per move (docs/time-controls.md)
 const PRESETS = [[3, 2], [5, 3], [10, 5], [15, 10]];
@@ -201,7 +227,7 @@ tv(); setInterval(tv, 2000);
   $("game").replaceChildren(...Object.entries(META).map(([k, v]) => h("option", {value: k}, v.title)));
   $("game").onchange = gameChanged; $("players").onchange = seatRows;
   gameChanged(); timeOptions(); lists(); setInterval(lists, 5000);
-  seeks(); setInterval(seeks, 3000);
+  lobbySocket(); setInterval(keepMySeeks, 30000);
   if (ME) { $("post-seek").onclick = () => postSeek(false); $("quick-seek").onclick = () => postSeek(true); }
   $("myname").value = localStorage.getItem("rg_name") || "";
 })();
