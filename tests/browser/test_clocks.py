@@ -5,7 +5,7 @@ import re
 
 import httpx
 
-from .conftest import open_create_form
+from .conftest import SHOTS, open_create_form
 from .test_features import watch_dialogs
 
 
@@ -121,9 +121,19 @@ def test_claim_after_the_opponent_closed_the_page(tmp_path, page_factory):
         bob.wait_for_function("() => S.ply === 1")
         ann.wait_for_timeout(1500)
         assert ann.locator("#claim").is_hidden() and ann.evaluate("S.claim_in") is None  # Bob is here, thinking
+        for page in (ann, bob):  # each seat's label: both players connected (issue 29)
+            for seat in (0, 1):
+                label = page.locator(f"#seats .presence[data-seat='{seat}']")
+                assert label.inner_text() == "connected" and label.get_attribute("class") == "presence on"
         bob.close()
         ann.wait_for_function("() => typeof S.claim_in === 'number'", timeout=5000)  # told of the disconnection
+        bob_label = ann.locator("#seats .presence[data-seat='1']")
+        ann.wait_for_selector("#seats .presence.off[data-seat='1']", timeout=5000)
+        assert bob_label.inner_text().startswith("disconnected for 0:0")
+        assert ann.locator("#seats .presence[data-seat='0']").inner_text() == "connected"
         ann.wait_for_selector("#claim", state="visible", timeout=5000)
+        ann.wait_for_function("() => document.querySelector(\"#seats .presence[data-seat='1']\").textContent.endsWith('you may claim the game now')")
+        ann.screenshot(path=str(SHOTS / "presence-disconnected.png"))
         ann.click("#claim")
         ann.wait_for_function("() => S.to_move === null")
         assert ann.inner_text("#turn") == "Game over: Ann (white) wins (the player disconnected)."

@@ -642,6 +642,32 @@ def test_a_real_time_game_is_claimed_after_a_disconnection(quick_disconnect, tmp
     assert c.get(f"/api/games/{gid}").json()["claim_in"] is None
 
 
+def test_every_state_says_which_seats_are_connected(quick_disconnect):
+    """Issue 29: ``presence`` per seat in real-time games; the opponent's socket hears when a seat connects and when it
+    goes away (with how long ago), the seat to move or not."""
+    from .conftest import two_humans
+
+    c = quick_disconnect
+    gid, t0, t1 = two_humans(c, clock={"initial": 600, "increment": 0})
+    c.cookies.clear()
+    assert c.get(f"/api/games/{gid}").json()["presence"] == [None, None]  # nobody connected yet
+    with c.websocket_connect(f"/ws/games/{gid}", headers={"X-Seat-Token": t0}) as alice:
+        assert alice.receive_json()["state"]["presence"] == [{"connected": True, "away_ms": None}, None]
+        with c.websocket_connect(f"/ws/games/{gid}", headers={"X-Seat-Token": t1}) as bob:
+            assert bob.receive_json()["state"]["presence"] == [{"connected": True, "away_ms": None}] * 2
+            assert alice.receive_json()["state"]["presence"] == [{"connected": True, "away_ms": None}] * 2
+        msg = alice.receive_json()  # bob (not to move: white moves first) closed his page
+        assert msg["type"] == "state" and msg["state"]["presence"][0] == {"connected": True, "away_ms": None}
+        gone = msg["state"]["presence"][1]
+        assert gone["connected"] is False and 0 <= gone["away_ms"] < 1000 and msg["state"]["claim_in"] is None
+        time.sleep(0.5)
+        away = c.get(f"/api/games/{gid}").json()["presence"][1]
+        assert away["connected"] is False and away["away_ms"] >= 400
+    # a game without a clock has no presence (claims there go by the time since the last move)
+    gid, _, _ = two_humans(c)
+    assert c.get(f"/api/games/{gid}").json()["presence"] is None
+
+
 def test_presence_is_shared_by_server_processes_and_a_dead_process_stops_counting(tmp_path):
     """Two hubs on one database (two server processes): a seat connected to one cannot be claimed against through the
     other; once it disconnects it can; and a process that dies with a connection open stops counting after three beats."""

@@ -259,8 +259,9 @@ class Hub:
         #: every process marks the seats it has WebSockets of as seen this often (``presence.py``)
         self.presence_heartbeat_ms = max(50, int(presence_heartbeat * 1000))
         self._presence: Presence | None = None
-        #: per room in memory: (ply, seat to decide, since when it is away) as last seen, to tell the players of changes
-        self._away_shown: dict[str, tuple[int, int | None, int | None]] = {}
+        #: per room in memory: (ply, seat to decide, since when it is away, which seats are connected) as last seen, to
+        #: tell the players of changes
+        self._away_shown: dict[str, tuple[int, int | None, int | None, tuple[bool | None, ...]]] = {}
         #: games with computer seats only are stopped this long after their creation (their length in actions:
         #: computer_game_actions)
         self.computer_max_ms = int(computer_max_seconds * 1000)
@@ -1383,12 +1384,30 @@ class Hub:
         """``clocks`` (ms left per seat now; None without a clock) and ``clock_running`` (the seat whose clock runs)."""
         row = room.row
         if row.time_control is None:
-            return {"clocks": None, "clock_running": None, "claim_in": self.claim_in(room, now)}
+            return {"clocks": None, "clock_running": None, "claim_in": self.claim_in(room, now), "presence": None}
+        now = clk.now_ms() if now is None else now
         claim_in = self.claim_in(room, now)
-        left = clk.left_now(row.clocks, row.clock_seat, row.clock_at, clk.now_ms() if now is None else now)
+        left = clk.left_now(row.clocks, row.clock_seat, row.clock_at, now)
         if left is None:  # not started (a seat is still waiting)
             left = [clk.TimeControl.from_json(row.time_control).initial_ms] * row.players  # type: ignore[union-attr]
-        return {"clocks": left, "clock_running": row.clock_seat, "claim_in": claim_in}
+        return {"clocks": left, "clock_running": row.clock_seat, "claim_in": claim_in, "presence": self.presence_view(room, now)}
+
+    def presence_view(self, room: Room, now: int) -> list[dict | None] | None:
+        """Real-time games in play: per seat ``{"connected", "away_ms"}`` as this process last read it (``presence.py``;
+        None for a computer or a seat never connected by WebSocket); None for other games."""
+        if self._presence is None or not self._realtime_live(room):
+            return None
+        cached = self._presence.cached(room.id)
+        out: list[dict | None] = []
+        for seat, spec in enumerate(room.row.seats):
+            p = cached.get(seat)
+            if p is None or spec["kind"] == "computer":
+                out.append(None)
+            elif self._presence.connected(p, now):
+                out.append({"connected": True, "away_ms": None})
+            else:
+                out.append({"connected": False, "away_ms": max(0, now - p.seen_ms)})
+        return out
 
     async def resign(self, gid: str, tokens: Sequence[Credential], seat: int | None = None) -> Room:
         async with self._locked(gid) as room:
@@ -1476,10 +1495,14 @@ class Hub:
         now = clk.now_ms() if now is None else now
         seat = None if room.over else room.state.current_player()
         since = None if seat is None else self.presence.away_since(room.id, seat, now)
-        key = (len(room.state.history), seat, since)
+        # which seats are connected: every change is shown on the game page (its presence labels)
+        cached = self.presence.cached(room.id)
+        connected = tuple(self.presence.connected(cached.get(s), now) if s in cached else None for s in range(room.row.players))
+        key = (len(room.state.history), seat, since, connected)
         prev = self._away_shown.get(room.id)
         self._away_shown[room.id] = key
-        if (since is not None) if prev is None or prev[:2] != key[:2] else prev[2] != since:
+        if ((since is not None) if prev is None or prev[:2] != key[:2] else prev[2] != since) or (
+                prev is not None and prev[3] != connected):
             await self.broadcast(room)
 
     async def _presence_loop(self) -> None:

@@ -64,6 +64,11 @@ class ComputerFailedView(BaseModel):
     message: str = Field(..., description="what went wrong (its process died, or its agent failed), in English")
 
 
+class SeatPresenceView(BaseModel):
+    connected: bool = Field(..., description="a WebSocket holding this seat is open (in any server process)")
+    away_ms: int | None = Field(..., description="not connected: ms since the seat was last seen connected")
+
+
 class GameView(BaseModel):
     """A game as one client sees it."""
 
@@ -99,6 +104,9 @@ class GameView(BaseModel):
     clock_running: int | None = Field(..., description="the seat whose clock runs")
     claim_in: int | None = Field(None, description="games without a clock: ms until the other players may claim the game "
                                                     "against the seat to move (0: now); null where claims do not apply")
+    presence: list[SeatPresenceView | None] | None = Field(
+        None, description="real-time games in play: per seat, whether its player is connected by WebSocket (null: a "
+                          "computer, or never connected); null for other games")
     my_seats: list[int] = Field(..., description="the seats the request's tokens (cookie or X-Seat-Token header) hold")
 
 

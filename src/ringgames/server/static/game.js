@@ -33,6 +33,8 @@ function animationsOn() {  // remembered per browser; off by default for those w
 let CLOCK = null;
 // games without a clock: when (performance.now()) the others may claim the game against the seat to move
 let CLAIM_AT = null;
+// real-time games: per seat, connected or away (and for how long) as the server last said, and when that arrived
+let PRESENCE = null;
 
 function err(msg) { $("err").textContent = msg || ""; }
 const seatName = (i) => tOr(`seat.${S.seat_names[i]}`, S.seat_names[i]);
@@ -83,6 +85,19 @@ function setState(state) {  // every server message corrects the clocks
   S = state;
   CLOCK = S.clocks ? {left: S.clocks.slice(), running: S.clock_running, at: performance.now()} : null;
   CLAIM_AT = typeof S.claim_in === "number" ? performance.now() + S.claim_in : null;
+  PRESENCE = S.presence ? {seats: S.presence, at: performance.now()} : null;
+}
+function minSec(ms) { const s = Math.floor(ms / 1000); return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`; }
+function canClaim() {  // a seat of mine is still in the game and it is somebody else's move
+  return S.to_move !== null && !replay && MINE.some(i => i !== S.to_move && S.active.includes(i)) && !MINE.includes(S.to_move);
+}
+function presenceText(i) {  // "connected" / "disconnected for 0:12 — you may claim the game in 0:18"
+  const p = PRESENCE.seats[i];
+  if (p.connected) return t("game.presence_connected");
+  const away = t("game.presence_away", {time: minSec(p.away_ms + performance.now() - PRESENCE.at)});
+  if (i !== S.to_move || CLAIM_AT === null || !canClaim()) return away;
+  const left = CLAIM_AT - performance.now();
+  return `${away} — ${left > 0 ? t("game.presence_claim_in", {time: minSec(left + 999)}) : t("game.presence_claim_now")}`;
 }
 function clockLeft(i) {
   const ms = CLOCK.left[i] - (CLOCK.running === i ? performance.now() - CLOCK.at : 0);
@@ -94,9 +109,12 @@ function isLow(ms) {  // real time: under 20 s, or a quarter of the initial time
 }
 function tick() {  // redraw the clocks (every 100 ms); offer the claim once the player to move has been away long enough
   if (!S) return;
-  const claimable = CLAIM_AT !== null && performance.now() >= CLAIM_AT && S.to_move !== null && !replay
-    && MINE.some(i => i !== S.to_move && S.active.includes(i)) && !MINE.includes(S.to_move);
+  const claimable = CLAIM_AT !== null && performance.now() >= CLAIM_AT && canClaim();
   if ($("claim").hidden === claimable) $("claim").hidden = !claimable;  // only when it changes
+  for (const el of document.querySelectorAll("#seats .presence")) {
+    const i = +el.dataset.seat, text = presenceText(i);
+    if (el.textContent !== text) el.textContent = text;
+  }
   if (!CLOCK) return;
   for (const el of document.querySelectorAll("#seats .clock")) {
     const i = +el.dataset.seat, ms = clockLeft(i), low = isLow(ms);
@@ -152,7 +170,8 @@ function render() {
     t("game.seat_label", {seat: seatName(i)}), h("span", {class: "name"}, playerName(s)),
     MINE.includes(i) ? ` ${t("game.you")}` : "",
     s.open ? h("button", {onclick: () => join(i, null)}, t("game.take_seat")) : "",
-    CLOCK ? h("span", {class: "clock mono", "data-seat": i}) : "")));
+    CLOCK ? h("span", {class: "clock mono", "data-seat": i}) : "",
+    PRESENCE && PRESENCE.seats[i] ? h("span", {class: "presence " + (PRESENCE.seats[i].connected ? "on" : "off"), "data-seat": i}) : "")));
   $("tc").textContent = S.time_control ? t("game.time_control", {label: tcText(S.time_control)}) : "";
   tick();
   const inv = JSON.parse(sessionStorage.getItem(`invites-${GID}`) || "{}");
