@@ -12,6 +12,7 @@ from sqlalchemy import create_engine, text
 from ringgames.server.accounts import cheap_hasher
 from ringgames.server.app import create_app
 
+from .conftest import wait_for
 from .test_ratings import Players
 
 
@@ -169,3 +170,34 @@ def test_play_again_after_a_rated_seek_game_is_rated_with_the_colours_swapped(p)
         m = r.json()
         assert m["id"] == n["id"] and m["my_seats"] == [1 - names.index("amy")] and m["status"] == "live"
         assert [s["account"] is not None for s in m["seats"]] == [True, True]
+
+
+def test_players_seated_by_their_account_take_back_and_claim_over_http(p):
+    """A seek's game seats accounts without seat tokens: takeback and claim over HTTP find the seats by the login."""
+    with p.as_("amy") as c:
+        sid = c.post("/api/seeks", json={"game": "yinsh"}).json()["seek"]["id"]
+    with p.as_("ben") as c:
+        gid = c.post(f"/api/seeks/{sid}/accept").json()["game_id"]
+        g = c.get(f"/api/games/{gid}").json()
+        first = g["seats"][0]["name"]
+    with p.as_(first) as c:
+        assert c.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0}).status_code == 200
+        r = c.post(f"/api/games/{gid}/takeback", json={"what": "ask"})
+        assert r.status_code == 200 and r.json()["takeback"] == {"seat": 0, "ply": 1, "accepted": [0]}, r.text
+        r = c.post(f"/api/games/{gid}/claim")  # the other seat to move has not been away long enough: not 403
+        assert (r.status_code, r.json()["error"]) == (409, "not_claimable"), r.text
+
+
+def test_the_computer_grants_no_takeback_in_a_rated_game(p):
+    with p.as_("amy") as c:
+        d = c.post("/api/games", json={"game": "yinsh", "rated": True,
+                                       "seats": [{"kind": "me"}, {"kind": "computer", "level": 0}]}).json()
+        gid = d["id"]
+        assert c.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0}).status_code == 200
+        r = c.post(f"/api/games/{gid}/takeback", json={"what": "ask"})
+        assert (r.status_code, r.json()["error"]) == (409, "takeback_rated"), r.text
+        assert c.get(f"/api/games/{gid}").json()["ply"] >= 1  # nothing was undone
+        d = c.post("/api/games", json={"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "computer", "level": 0}]}).json()
+        assert c.post(f"/api/games/{d['id']}/actions", json={"action": "e5", "ply": 0}).status_code == 200
+        wait_for(lambda: c.get(f"/api/games/{d['id']}").json()["ply"] == 2)
+        assert c.post(f"/api/games/{d['id']}/takeback", json={"what": "ask"}).json()["ply"] == 0  # casual: granted

@@ -455,12 +455,13 @@ async def draw(gid: GameId, body: DrawIn, request: Request, x_seat_token: SeatTo
 
 @router.post("/games/{gid}/takeback", summary="Ask for, accept or decline a takeback of the asker's last turn", response_model=GameView,
              description="The last turn of the asking seat, and whatever was played after it, is undone once every other human "
-                         "seat still playing accepts (at once against the computer); clocks are restored from the stored times. "
+                         "seat still playing accepts (at once against the computer, except in a rated game: 409 takeback_rated); clocks are "
+                         "restored from the stored times. "
                          "409 no_takeback: nothing to take back (or no request to answer); takeback_pending: one is asked for already.",
              responses=errors(*GAME, *POST, 409))
 async def takeback(gid: GameId, body: TakebackIn, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
-    toks = tokens_of(request, gid)
+    toks = await credentials(request, gid)
     return view(hub, await hub.takeback(gid, toks, body.what), toks)
 
 
@@ -471,7 +472,7 @@ async def takeback(gid: GameId, body: TakebackIn, request: Request, x_seat_token
              responses=errors(*GAME, *POST, 409))
 async def claim(gid: GameId, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
-    toks = tokens_of(request, gid)
+    toks = await credentials(request, gid)
     return view(hub, await hub.claim(gid, toks), toks)
 
 

@@ -1557,7 +1557,8 @@ class Hub:
     async def takeback(self, gid: str, tokens: Sequence[Credential], what: str) -> Room:
         """``what``: ask | accept | decline. A player asks to take back their last turn (with whatever was played
         after it); once every other human seat still playing accepts, the server undoes it and restores the clocks
-        from the times stored with the moves. Against computers only, it is granted at once (games here are casual)."""
+        from the times stored with the moves. Against computers only, it is granted at once, except in a rated game
+        (409 takeback_rated: nobody else could agree)."""
         async with self._locked(gid) as room:
             st = room.state
             if room.over:
@@ -1573,6 +1574,10 @@ class Hub:
                 seat = next((s for s in mine if self._takeback_from(room, s) is not None), None)
                 if seat is None:
                     raise ApiError(409, "no_takeback", "there is no turn of yours to take back")
+                if room.row.rated and set(humans) <= set(mine):
+                    # nobody else to agree: a rated game against the computer would let every blunder (or the
+                    # whole game, back to an unrated ply 0) be taken back
+                    raise ApiError(409, "takeback_rated", "the computer grants no takebacks in a rated game")
                 offer = {"seat": seat, "ply": len(st.history), "accepted": [s for s in mine]}
             elif what == "accept":
                 if offer is None:
