@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Path, Query, Request
 from pydantic import BaseModel, Field
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from .. import load_game
 from .. import puzzles as pz
@@ -36,6 +37,9 @@ router = APIRouter(prefix="/api/puzzles", dependencies=[Depends(same_site_only)]
 PUZZLE_SIGMA = 250.0
 #: the next puzzle is drawn at random among this many of the player's untried puzzles nearest their rating
 NEAREST = 5
+#: a guest (no rating, nothing remembered) gets any puzzle within this of 1500, so that *Next puzzle* goes round
+#: the whole set instead of the same few nearest ones
+GUEST_WINDOW = 300.0
 #: the most decisions an attempt may carry (a two-move Gygès puzzle needs 2)
 MAX_MOVES = 4
 
@@ -119,6 +123,8 @@ def _pick(request: Request, game: str, account_id: int | None, skip: str | None)
         return p.rating if r is None else r.mu
 
     near = sorted(fresh, key=lambda p: (abs(rating_of(p) - mine), p.id))[:NEAREST]
+    if account_id is None:
+        near = [p for p in fresh if abs(rating_of(p) - mine) <= GUEST_WINDOW] or near
     p = random.choice(near)
     r = rated.get(p.id)
     state = p.state()
@@ -146,6 +152,16 @@ async def next_puzzle(request: Request, game: Literal["yinsh", "gyges", "rings"]
 
 def _rate(request: Request, p: pz.Puzzle, account_id: int, correct: bool) -> dict[str, Any] | None:
     """Rate an account's first attempt at ``p`` (both ratings move); None when it is not the first."""
+    for attempt in range(3):  # two first attempts at once, or the first rating rows made at once: the loser retries
+        try:
+            return _rate_once(request, p, account_id, correct)
+        except IntegrityError:
+            if attempt == 2:
+                raise
+    return None
+
+
+def _rate_once(request: Request, p: pz.Puzzle, account_id: int, correct: bool) -> dict[str, Any] | None:
     m = ratings.model()
     with hub_of(request).Session.begin() as s:
         if s.get(PuzzleAttemptRow, (account_id, p.id)) is not None:
