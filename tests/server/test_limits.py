@@ -180,6 +180,17 @@ def test_games_per_client_per_minute(make_client):
     assert c.get("/api/games").status_code == 200
 
 
+def test_seeks_and_their_acceptance_count_as_games_created(make_client):
+    """Posting and accepting seeks starts games too: without this, two accounts started 30 games in 0.4 s."""
+    c = make_client(games_rate="3/hour")
+    assert c.post("/api/account", json={"username": "seeker", "password": "ring-Stones-42"}).status_code == 201
+    sid = c.post("/api/seeks", json={"game": "yinsh"}).json()["seek"]["id"]
+    assert c.post(f"/api/seeks/{sid}/accept").json()["error"] == "already_seated"  # counted all the same
+    assert _create(c).status_code == 201
+    r = c.post("/api/seeks", json={"game": "gyges"})
+    assert r.status_code == 429 and r.json()["error"] == "rate_limited" and "3 per 1 hour" in r.json()["message"]
+
+
 def test_rate_limits_are_per_client_address():
     hits = []
 

@@ -242,6 +242,8 @@ async def _send_error(send: Send, status: int, payload: dict, headers: Sequence[
 RATED = [
     ("POST", re.compile(r"/api/games/?"), "games"),
     ("POST", re.compile(r"/api/games/[^/]+/rematch/?"), "games"),
+    ("POST", re.compile(r"/api/seeks/?"), "games"),  # a seek is a game on its way (and a change for every lobby)
+    ("POST", re.compile(r"/api/seeks/[^/]+/accept/?"), "games"),
     ("POST", re.compile(r"/api/games/[^/]+/chat/?"), "chat"),
     ("POST", re.compile(r"/api/import/?"), "upload"),
     ("POST", re.compile(r"/api/account/?"), "signup"),
