@@ -271,3 +271,21 @@ def test_a_background_tab_gets_a_notification_when_it_becomes_my_move(server, pa
     lobby.goto(server.url + "/?lang=en")
     lobby.wait_for_function("() => document.title.startsWith('(1) ')")
     assert lobby.locator("#my-turn-count").inner_text() == "1"
+
+
+def test_the_seeks_stay_inside_their_card_on_a_phone_in_russian(server, page_factory):
+    """A seek with a rating range and a translated Accept button used to push the page 100 px wider than a phone."""
+    ann, ben = page_factory(), page_factory(width=390, height=844)
+    sign_up_in(ann, server, "WideAnnWithALongName")
+    ann.fill("#seek-min", "1200")
+    ann.fill("#seek-max", "1800")
+    ann.click("#post-seek")
+    sign_up_in(ben, server, "WideBen")
+    ben.goto(server.url + "/?lang=ru")
+    accept = ben.locator("#seeks tr[data-seek]", has_text="WideAnnWithALongName").locator("button.accept")
+    accept.wait_for()
+    card = ben.locator("#seeks-card").bounding_box()
+    button = accept.bounding_box()
+    assert button["x"] + button["width"] <= card["x"] + card["width"] + 0.5, (button, card)
+    assert ben.evaluate("document.documentElement.scrollWidth") <= 390
+    ben.locator("#seeks-card").screenshot(path=str(SHOTS / "seeks-ru-390.png"))
