@@ -228,6 +228,9 @@ def test_who_may_create_and_join_rated_games(p):
     with p.as_("hal") as c:
         r = c.post("/api/games", json={"game": "yinsh", "rated": True, "seats": [{"kind": "me"}, {"kind": "me"}]})
         assert r.status_code == 422 and r.json()["error"] == "bad_seats"
+        r = c.post("/api/games", json={"game": "yinsh", "rated": True,
+                                       "seats": [{"kind": "computer", "level": 1}, {"kind": "computer", "level": 2}]})
+        assert r.status_code == 422 and "computers only" in r.json()["message"]
         r = c.post("/api/games", json={"game": "rings", "players": 3, "rated": True,
                                        "seats": [{"kind": "me"}, {"kind": "open"}, {"kind": "open"}]})
         gid = r.json()["id"]

@@ -647,6 +647,8 @@ class Hub:
                 raise ApiError(401, "login_required", "log in to play a rated game")
             if sum(str(spec.get("kind", "me")) == "me" for spec in seats) > 1:
                 raise ApiError(422, "bad_seats", "in a rated game each seat is a different player: one 'me' seat at most")
+            if seats and all(str(spec.get("kind", "me")) == "computer" for spec in seats):
+                raise ApiError(422, "bad_seats", "a game of computers only cannot be rated: the levels' ratings are fixed")
         try:
             g = load_game(game, variant, players)
         except ValueError as exc:
