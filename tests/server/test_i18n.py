@@ -200,3 +200,19 @@ def test_every_key_the_pages_use_exists_and_every_key_is_used():
     assert not unused, unused
     for fam in families:  # each family is really built by a script
         assert any(f"`{fam}${{" in src for src in sources), fam
+
+
+def test_every_error_code_the_server_raises_has_a_message_in_every_language():
+    """The pages show ``error.<code>`` from the catalog; a code without one falls back to the English server text."""
+    from pathlib import Path
+
+    import ringgames.server as server
+
+    codes = set()
+    for f in Path(server.__file__).parent.glob("*.py"):
+        codes |= set(re.findall(r'ApiError\(\s*\d+,\s*"([a-z_]+)"', f.read_text(encoding="utf-8")))
+    assert {"not_your_seat", "takeback_rated", "cross_site", "too_many_sockets"} <= codes  # the scan finds them
+    for lang in ("en", "ru", "sr", "sr-Latn", "cs"):
+        text = i18n.po_path(lang).read_text(encoding="utf-8")
+        missing = sorted(c for c in codes if f'msgid "error.{c}"' not in text)
+        assert not missing, f"{lang}: no error.<code> message for {missing}"
