@@ -939,9 +939,10 @@ def import_(files, db_url):
 
 @main.command()
 @click.argument("game", type=click.Choice(["yinsh"]))
-@click.option("--games", "games_dir", type=click.Path(file_okay=False, exists=True), default=None,
-              help="Folder of game records (*.sgf, *.rgn; default: the 878 boardspace games next to the checkout).")
-@click.option("--limit", type=click.IntRange(1), default=None, help="Read at most this many record files.")
+@click.option("--games", "games_dir", type=click.Path(file_okay=False, exists=True), multiple=True,
+              help="Folder of game records (*.sgf, *.rgn; repeatable; default: the 878 boardspace games next to "
+                   "the checkout).")
+@click.option("--limit", type=click.IntRange(1), default=None, help="Read at most this many record files per folder.")
 @click.option("--selfplay", type=click.IntRange(0, 10_000), default=0, show_default=True,
               help="Add this many self-play games of alphabeta:depth=2 (seeded).")
 @click.option("--skip", type=click.IntRange(0, 200), default=0, show_default=True,
@@ -960,7 +961,7 @@ def tune(game, games_dir, limit, selfplay, skip, l2, seed, out):
     from .ai import tuning
 
     try:
-        data = tuning.tune(games_dir or tuning.DEFAULT_GAMES, limit=limit, selfplay=selfplay, skip=skip, l2=l2,
+        data = tuning.tune(list(games_dir) or tuning.DEFAULT_GAMES, limit=limit, selfplay=selfplay, skip=skip, l2=l2,
                            seed=seed, echo=lambda m: click.echo(m, err=True))
     except (FileNotFoundError, ValueError) as exc:
         raise click.ClickException(str(exc)[:300]) from None

@@ -18,15 +18,15 @@ BOARDSPACE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "y
 # (position, today's evaluation, the tuned evaluation): recorded from positions of seeded random play;
 # today's values were checked against the evaluation before the refactoring on 14,427 positions.
 RECORDED = [
-    ("4/3B3/5W2/1W7/6b3/B3B2B1/10/3WB4/4w3/3W2W/4 w move 0:0 - 0", -39.0, -26.147),
-    ("4/2Bw2b/3W1w2/1w3W2b/3b2b3/B2Bbw1b1/5Ww3/1B1WB4/3Ww3/3w2w/4 w move 0:0 - 0", 90.0, -15.794),
+    ("4/3B3/5W2/1W7/6b3/B3B2B1/10/3WB4/4w3/3W2W/4 w move 0:0 - 0", -39.0, -25.128),
+    ("4/2Bw2b/3W1w2/1w3W2b/3b2b3/B2Bbw1b1/5Ww3/1B1WB4/3Ww3/3w2w/4 w move 0:0 - 0", 90.0, 49.559),
     ("1bbb/2bb2b/1wBwwwB1/1w1B1w1bb/3bW1wwb1/b2bwbwbb/b2Wwwb1W1/bb1wBb1W1/bBbwbw2/3wW1w/1ww1 w move 0:0 - 0",
-     501.0, 1115.255),
-    ("4/1w5/2bBB3/9/B1wW1Wb1W1/2w4w1/1bww1b1bw1/Bw2wW3/bBwbW3/7/4 b move 0:0 - 0", 150.0, 13.838),
-    ("B1b1/1w2b2/2bbb3/2b1wB2W/bWbw1wbWb1/BBwb3wW/1bbw1b1bb1/bbwBwwwww/bbwbwwwW/6w/4 w row 0:0 w 0", 383.0, 970.178),
+     501.0, 1025.264),
+    ("4/1w5/2bBB3/9/B1wW1Wb1W1/2w4w1/1bww1b1bw1/Bw2wW3/bBwbW3/7/4 b move 0:0 - 0", 150.0, 69.276),
+    ("B1b1/1w2b2/2bbb3/2b1wB2W/bWbw1wbWb1/BBwb3wW/1bbw1b1bb1/bbwBwwwww/bbwbwwwW/6w/4 w row 0:0 w 0", 383.0, 835.548),
     ("b1b1/1wB1b2/1bwwwb2/Bbbwbw2w/bbbbbwbBbW/BbbwwW1ww/1bbwbwbbb1/bbbw5/bwwwwwwW/w2b1Ww/2B1 b row 1:0 b 0",
-     59.0, -635.265),
-    ("B1b1/1w2b2/2bbb3/2b1wB2W/bWbw1wbWb1/BBwb3wW/1bbw1b1bb1/bbwB5/bbwbwwwW/6w/4 w ring 0:0 w 0", 320.0, 713.653),
+     59.0, -553.337),
+    ("B1b1/1w2b2/2bbb3/2b1wB2W/bWbw1wbWb1/BBwb3wW/1bbw1b1bb1/bbwB5/bbwbwwwW/6w/4 w ring 0:0 w 0", 320.0, 524.581),
 ]
 
 
@@ -133,6 +133,16 @@ def test_tuning_on_a_small_subset_is_deterministic_and_lowers_the_log_loss():
     assert r["tuned"]["fit"]["log_loss"] < r["hand"]["fit"]["log_loss"]
     assert 0.5 < r["tuned"]["fit"]["accuracy"] <= 1.0
     assert a["weights"]["ring_pending"] == Y.HAND_WEIGHTS["ring_pending"]  # never at a turn start: kept
+    assert all(w >= 0 for f, w in a["weights"].items() if f != "tempo")  # signs as today's
+
+
+def test_fit_keeps_the_lower_bounds():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(5000, 2))
+    y = (rng.random(5000) < 1 / (1 + np.exp(-x @ np.array([1.0, -0.8])))).astype(float)
+    free = tuning.fit_weights(x, y, np.zeros(2), l2=0.0)
+    bounded = tuning.fit_weights(x, y, np.zeros(2), l2=0.0, lower=np.array([-np.inf, 0.0]))
+    assert free[1] < -0.5 and bounded[1] == 0.0 and bounded[0] == pytest.approx(1.0, abs=0.15)
 
 
 def test_fit_recovers_known_logistic_weights():
@@ -156,6 +166,12 @@ def test_tune_command(tmp_path):
     assert r.exit_code == 0, r.output
     assert "held-out log-loss" in r.output and "tuned weights" in r.output
     assert set(Y.load_weights(out)["weights"]) == set(Y.FEATURES)
+    saved = tmp_path / "saved"
+    r = CliRunner().invoke(main, ["match", "yinsh", "greedy", "random", "--games", "3", "--save", str(saved)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(main, ["tune", "yinsh", "--games", str(BOARDSPACE), "--limit", "25", "--games", str(saved)])
+    assert r.exit_code == 0, r.output
+    assert "28 games (25 records from boardspace-2005; 3 records from saved)" in r.output
     empty = tmp_path / "none"
     empty.mkdir()
     r = CliRunner().invoke(main, ["tune", "yinsh", "--games", str(empty)])
