@@ -176,3 +176,20 @@ def test_tune_command(tmp_path):
     empty.mkdir()
     r = CliRunner().invoke(main, ["tune", "yinsh", "--games", str(empty)])
     assert r.exit_code == 1 and "no game records" in r.output
+
+
+def test_level_with_the_tuned_evaluation():
+    from ringgames.ai.levels import BASELINES, LEVELS, LevelAgent
+
+    s = _state(RECORDED[2][0])
+    lv = make_agent("level:5,scale=0.05,eval=tuned,seed=3")
+    assert lv.agent_for("yinsh").eval_name == "tuned" and lv.agent_for("yinsh").time_limit == pytest.approx(0.25)
+    assert lv.choose(s) in s.legal_actions()
+    assert make_agent("level:5").agent_for("yinsh").eval_name == ""
+    assert make_agent("baseline:5").agent_for("yinsh").eval_name == ""
+    # level 5 keeps the hand-set weights: the tuned ones lost the SPRT (docs/ai.md)
+    assert LEVELS["yinsh"][5] == BASELINES["yinsh"][5] == "alphabeta:time=5"
+    with pytest.raises(ValueError, match="alpha-beta levels"):
+        LevelAgent(2, eval="tuned").agent_for("yinsh")
+    with pytest.raises(ValueError, match="name of an evaluation"):
+        make_agent("level:5,eval=1")

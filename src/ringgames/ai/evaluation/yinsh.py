@@ -21,7 +21,8 @@ dot product of a feature vector (:func:`features`, White's view, names in
 
 The weights fitted on real games (``ringgames tune yinsh``, :mod:`ringgames.ai.tuning`)
 are in ``yinsh_weights.json`` next to this module: ``evaluator("tuned")``
-(agent option ``eval=tuned``).
+(agent option ``eval=tuned``; opt-in: they predict results better but played worse than today's
+weights, ``docs/ai.md``).
 
 >>> from ringgames import load_game
 >>> s = load_game("yinsh").new_initial_state()
