@@ -950,10 +950,11 @@ def import_(files, db_url):
 @click.option("--l2", type=click.FloatRange(0), default=1.0, show_default=True,
               help="Pull of each weight towards today's (per standardised feature).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the self-play games.")
+@click.option("--fix", multiple=True, help="A feature that keeps today's weight (repeatable), e.g. --fix three.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
               help="Write the weights here (default: print them only; the package's file is "
                    "src/ringgames/ai/evaluation/yinsh_weights.json).")
-def tune(game, games_dir, limit, selfplay, skip, l2, seed, out):
+def tune(game, games_dir, limit, selfplay, skip, l2, seed, fix, out):
     """Fit GAME's evaluation weights on game outcomes (logistic "Texel" tuning, docs/ai.md).
 
     Prints the cross-validated log-loss and accuracy of today's weights and of the tuned ones.
@@ -962,7 +963,7 @@ def tune(game, games_dir, limit, selfplay, skip, l2, seed, out):
 
     try:
         data = tuning.tune(list(games_dir) or tuning.DEFAULT_GAMES, limit=limit, selfplay=selfplay, skip=skip, l2=l2,
-                           seed=seed, echo=lambda m: click.echo(m, err=True))
+                           seed=seed, echo=lambda m: click.echo(m, err=True), fix=fix)
     except (FileNotFoundError, ValueError) as exc:
         raise click.ClickException(str(exc)[:300]) from None
     click.echo(tuning.describe(data))

@@ -136,6 +136,14 @@ def test_tuning_on_a_small_subset_is_deterministic_and_lowers_the_log_loss():
     assert all(w >= 0 for f, w in a["weights"].items() if f != "tempo")  # signs as today's
 
 
+def test_fixed_features_keep_todays_weights():
+    a = tuning.tune(BOARDSPACE, limit=30, fix=("three", "four"))
+    assert a["weights"]["three"] == Y.HAND_WEIGHTS["three"] and a["weights"]["four"] == Y.HAND_WEIGHTS["four"]
+    assert a["weights"]["markers"] != Y.HAND_WEIGHTS["markers"] and a["fit"]["fixed"] == ["four", "three"]
+    with pytest.raises(ValueError, match="unknown feature"):
+        tuning.tune(BOARDSPACE, limit=30, fix=("fives",))
+
+
 def test_fit_keeps_the_lower_bounds():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(5000, 2))

@@ -213,13 +213,16 @@ def fit_scale(e: np.ndarray, y: np.ndarray, iterations: int = 50) -> float:
 
 
 def fit_weights(x: np.ndarray, y: np.ndarray, prior: np.ndarray, l2: float = 1.0, lower: np.ndarray | None = None,
-                iterations: int = 100) -> np.ndarray:
+                iterations: int = 100, fixed: np.ndarray | None = None) -> np.ndarray:
     """Logistic-regression coefficients ``beta`` (logits per feature unit) minimising
     ``mean log-loss(x·beta, y) + l2/n · Σ ((beta_j − prior_j)·sd_j)²`` (``sd_j``: the feature's spread), by
     Newton's method from ``prior``, with ``beta_j ≥ lower_j`` (``-inf``: no bound): a coefficient that ends
-    below its bound is fixed at it and the others fitted again. A feature that never varies keeps its prior."""
+    below its bound is fixed at it and the others fitted again. A feature that never varies, or is ``fixed``
+    (a boolean mask), keeps its prior."""
     sd = x.std(axis=0)
     free = sd > 0
+    if fixed is not None:
+        free &= ~np.asarray(fixed, dtype=bool)
     beta = prior.astype(float).copy()
     low = np.full(len(prior), -np.inf) if lower is None else np.asarray(lower, dtype=float)
     while free.any():
@@ -256,7 +259,8 @@ def _report(z: np.ndarray, y: np.ndarray) -> dict[str, float]:
 
 
 def tune(games_dir: str | Path | Sequence[str | Path] | None = DEFAULT_GAMES, limit: int | None = None,
-         selfplay: int = 0, skip: int = 0, l2: float = 1.0, seed: int = 0, echo=None) -> dict[str, Any]:
+         selfplay: int = 0, skip: int = 0, l2: float = 1.0, seed: int = 0, echo=None,
+         fix: Sequence[str] = ()) -> dict[str, Any]:
     """Fit the YINSH weights (see the module docs); returns the weight file's content (``weights``,
     ``scale``, ``fit``: the data and the held-out figures of today's and the tuned weights). The same data
     give the same result, to the last digit."""
@@ -279,17 +283,21 @@ def tune(games_dir: str | Path | Sequence[str | Path] | None = DEFAULT_GAMES, li
         raise ValueError(f"too few games to fit and test (need at least {FOLDS} with results)")
     hand = np.array([Y.HAND_WEIGHTS[k] for k in Y.FEATURES])
     lower = np.array([-np.inf if f in UNSIGNED else 0.0 for f in Y.FEATURES])
+    unknown = [f for f in fix if f not in Y.FEATURES]
+    if unknown:
+        raise ValueError(f"unknown feature {unknown[0]!r}; the features are {', '.join(Y.FEATURES)}")
+    fixed = np.array([f in fix for f in Y.FEATURES])
     # cross-validation: each fold's positions valued by the weights fitted on the other folds
     z_hand = np.zeros(len(sample.y))
     z_tuned = np.zeros(len(sample.y))
     for fold in range(FOLDS):
         test = folds == fold
         k_f = fit_scale(sample.x[~test] @ hand, sample.y[~test])
-        beta_f = fit_weights(sample.x[~test], sample.y[~test], hand * k_f, l2=l2, lower=lower)
+        beta_f = fit_weights(sample.x[~test], sample.y[~test], hand * k_f, l2=l2, lower=lower, fixed=fixed)
         z_hand[test] = k_f * sample.x[test] @ hand
         z_tuned[test] = sample.x[test] @ beta_f
     k = fit_scale(sample.x @ hand, sample.y)
-    beta = fit_weights(sample.x, sample.y, hand * k, l2=l2, lower=lower)
+    beta = fit_weights(sample.x, sample.y, hand * k, l2=l2, lower=lower, fixed=fixed)
     weights = {name: round(float(w), 3) for name, w in zip(Y.FEATURES, beta / k, strict=True)}
     tuned = np.array([weights[f] for f in Y.FEATURES])
     results = {
@@ -309,6 +317,7 @@ def tune(games_dir: str | Path | Sequence[str | Path] | None = DEFAULT_GAMES, li
             "skip_turns": skip,
             "l2": l2,
             "nonnegative": [f for f in Y.FEATURES if f not in UNSIGNED],
+            "fixed": [f for f in Y.FEATURES if f in fix],
             "folds": FOLDS,
             "K": round(k, 9),
             "results": results,
