@@ -373,7 +373,15 @@ def _check_specs(specs, external: bool = True):
 @click.option("--save", "save_dir", type=click.Path(file_okay=False), default=None, help="Write every game as .rgn here.")
 @click.option("--json", "as_json", is_flag=True, help="End with one JSON line: wins, draws, losses, score, elo, elo_low, elo_high.")
 @ray_opt
-def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, ray_address):
+@click.option("--sprt", "sprt_elo", default=None, metavar="ELO0,ELO1",
+              help="Sequential test of H0 'A is ELO0 Elo stronger' against H1 'ELO1': stop when the LLR crosses a "
+                   "bound (--games is then the most games played). Two agents only; not with --ray.")
+@click.option("--alpha", "sprt_alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="SPRT: chance of accepting H1 when H0 holds.")
+@click.option("--beta", "sprt_beta", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="SPRT: chance of accepting H0 when H1 holds.")
+def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, ray_address, sprt_elo, sprt_alpha,
+          sprt_beta):
     """Play GAMES games between agent specs A B [C ...] (colours alternate).
 
     Agent specs: random, greedy, mcts:iterations=2000, mcts:time=1,
@@ -381,7 +389,8 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
     frozen), "engine:CMD;movetime=500" (a program speaking the engine protocol,
     docs/engine.md) ... Results are for the first agent (A) against the others;
     a game an external engine spoils (illegal move, crash, timeout) is an error,
-    not a result.
+    not a result. --sprt 0,50: stop as soon as the sequential test decides
+    (docs/ai.md, "SPRT").
     """
     from pathlib import Path
 
@@ -397,6 +406,20 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
     if len(agents) > 2 and g.num_players == 2 and g.player_range == (2, 2):
         raise click.UsageError(f"{g.title} is a two-player game: give two agent specs")
     _check_specs(agents)
+    test = None
+    if sprt_elo is not None:
+        from .ai.sprt import SPRT
+
+        try:
+            elo0, elo1 = (float(x) for x in sprt_elo.split(","))
+            test = SPRT(elo0, elo1, sprt_alpha, sprt_beta)
+        except ValueError as exc:
+            raise click.BadParameter(f"give two Elo numbers ELO0,ELO1 with ELO0 < ELO1 ({str(exc)[:100]})",
+                                     param_hint="--sprt") from None
+        if len(agents) != 2 or g.num_players != 2:
+            raise click.UsageError("--sprt compares two agents in a two-player game")
+        if ray_address is not None:
+            raise click.UsageError("--sprt cannot stop games on Ray: use --jobs")
 
     def saver(r):
         if not save_dir or r.reason == "error":  # an error is no game record
@@ -408,12 +431,21 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
         tags = {n.capitalize(): s for n, s in zip(g.seat_names, r.seats, strict=True)}
         save_file(Path(save_dir) / f"{game}-{r.index + 1:04d}.rgn", [Record.from_state(st, tags)])
 
+    def on_result(r):
+        saver(r)
+        if test is not None:
+            score = r.score_for(agents[0])
+            if score is not None:
+                test.add(score)
+                click.echo(f"game {r.index + 1}: {test.line()}", err=True)
+
     bar = tqdm(total=games, unit="game", file=sys.stderr, desc=f"{agents[0]} vs {' / '.join(agents[1:])}", leave=False)
     from .raytasks import RayError
 
     try:
         res = run_match(game, list(agents), games=games, seed=seed, jobs=jobs, variant=variant,
-                        players=g.num_players, progress=bar, on_result=saver, ray=ray_address, ray_cpus=ray_cpus)
+                        players=g.num_players, progress=bar, on_result=on_result, ray=ray_address, ray_cpus=ray_cpus,
+                        stop=None if test is None else lambda: test.status != "running")
     except RayError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -430,10 +462,17 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
         clip = " (score at the edge: Elo clipped)" if res["elo_clipped"] else ""
         elo = {k: round(res[k]) + 0 for k in ("elo", "elo_low", "elo_high")}  # whole numbers: no "-0"
         click.echo(f"Elo difference: {elo['elo']:+d} (95% CI {elo['elo_low']:+d} to {elo['elo_high']:+d}){clip}")
+    if test is not None:
+        verdict = {"H1": f"H1 accepted (A is stronger by about {test.elo1:g} Elo or more)",
+                   "H0": f"H0 accepted (A is not stronger by {test.elo1:g} Elo)",
+                   "running": f"no decision after {res['games']} games"}[test.status]
+        click.echo(f"{test.line()} — {verdict}")
+        res["sprt"] = {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta,
+                       "llr": test.llr, "lower": test.lower, "upper": test.upper, "status": test.status}
     think = ", ".join(f"{k} {v / max(1, res['games']):.1f} s/game" for k, v in res["think_seconds"].items())
     click.echo(f"thinking time: {think}; mean game length {res['mean_actions']:.1f} actions")
     if as_json:
-        click.echo(json.dumps({k: res[k] for k in ("agents", "games", "wins", "draws", "losses", "score", "score_low", "score_high", "elo", "elo_low", "elo_high", "elo_clipped", "errors")}))
+        click.echo(json.dumps({k: res[k] for k in ("agents", "games", "wins", "draws", "losses", "score", "score_low", "score_high", "elo", "elo_low", "elo_high", "elo_clipped", "errors", "sprt") if k in res}))
 
 
 @main.command()
@@ -896,6 +935,41 @@ def import_(files, db_url):
             ok, bad, dup = ex.submit(asyncio.run, run()).result()
     click.echo(f"# {ok} game(s) imported, {bad} failed" + (f", {dup} already in the archive" if dup else ""), err=True)
     sys.exit(1 if bad else 0)
+
+
+@main.command()
+@click.argument("game", type=click.Choice(["yinsh"]))
+@click.option("--games", "games_dir", type=click.Path(file_okay=False, exists=True), multiple=True,
+              help="Folder of game records (*.sgf, *.rgn; repeatable; default: the 878 boardspace games next to "
+                   "the checkout).")
+@click.option("--limit", type=click.IntRange(1), default=None, help="Read at most this many record files per folder.")
+@click.option("--selfplay", type=click.IntRange(0, 10_000), default=0, show_default=True,
+              help="Add this many self-play games of alphabeta:depth=2 (seeded).")
+@click.option("--skip", type=click.IntRange(0, 200), default=0, show_default=True,
+              help="Turns after the ring placement left out of each game.")
+@click.option("--l2", type=click.FloatRange(0), default=1.0, show_default=True,
+              help="Pull of each weight towards today's (per standardised feature).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the self-play games.")
+@click.option("--fix", multiple=True, help="A feature that keeps today's weight (repeatable), e.g. --fix three.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
+              help="Write the weights here (default: print them only; the package's file is "
+                   "src/ringgames/ai/evaluation/yinsh_weights.json).")
+def tune(game, games_dir, limit, selfplay, skip, l2, seed, fix, out):
+    """Fit GAME's evaluation weights on game outcomes (logistic "Texel" tuning, docs/ai.md).
+
+    Prints the cross-validated log-loss and accuracy of today's weights and of the tuned ones.
+    """
+    from .ai import tuning
+
+    try:
+        data = tuning.tune(list(games_dir) or tuning.DEFAULT_GAMES, limit=limit, selfplay=selfplay, skip=skip, l2=l2,
+                           seed=seed, echo=lambda m: click.echo(m, err=True), fix=fix)
+    except (FileNotFoundError, ValueError) as exc:
+        raise click.ClickException(str(exc)[:300]) from None
+    click.echo(tuning.describe(data))
+    if out:
+        tuning.write(data, out)
+        click.echo(f"-> {out}")
 
 
 @main.group()

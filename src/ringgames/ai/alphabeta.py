@@ -73,14 +73,19 @@ class AlphaBetaAgent:
     (depths up to this one are always completed, even past the time budget; default 1), ``pvs``
     (1: principal variation search — after the first action of a node, the others are searched
     with a null window around alpha first and searched again only if they may be better; same
-    values, fewer nodes; default 0 so that ``baseline:N`` keeps today's search).
+    values, fewer nodes; default 0 so that ``baseline:N`` keeps today's search), ``eval`` (the name of one of
+    the game's other evaluations, e.g. ``eval=tuned``: YINSH's weights fitted on real games; default: the
+    game's own evaluation).
     With ``min`` a level keeps its least search depth on any machine and under
     scaled budgets, so that a level's strength does not collapse to the level below.
     """
 
     def __init__(self, depth: int | None = None, time: float | None = None, extend: int = 4, tt: int = 400_000,
                  seed: int | None = None, noise: float = 0.0, safe: int = 1, min: int = 1,  # noqa: A002
-                 pvs: int = 0):
+                 pvs: int = 0, eval: str = ""):  # noqa: A002
+        if not isinstance(eval, str):
+            raise ValueError(f"alphabeta eval must be the name of an evaluation (such as tuned), not {eval!r}")
+        self.eval_name = eval
         self.safe = bool(safe)
         self.min_depth = max(1, int(min))
         self.pvs = bool(pvs)
@@ -255,7 +260,7 @@ class AlphaBetaAgent:
         """
         if state.is_terminal():
             raise ValueError("the game is over")
-        self._eval, scale = get_evaluator(state.game.name)
+        self._eval, scale = get_evaluator(state.game.name, self.eval_name)
         self._multi = state.num_players > 2
         self._root = state.current_player()
         time_limit = self.time_limit if time_limit is None else time_limit

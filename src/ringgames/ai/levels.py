@@ -10,6 +10,9 @@ Level  Meaning
 5      search, about 5 s per decision (the strongest we have; Gygès and RINGS: at least depth 2)
 =====  ==========================================================================
 
+``level:N,eval=NAME`` searches with one of the game's other evaluations (an alpha-beta level only: YINSH
+``level:5,eval=tuned``, the weights fitted on real games, ``docs/ai.md``).
+
 ``baseline:N`` (options as ``level:N``: ``seed``, ``scale``) plays today's level ``N``
 from the frozen table :data:`BASELINES`, so that stronger future levels can be
 measured against it (``ringgames match yinsh level:5 baseline:5``) while
@@ -121,10 +124,13 @@ class LevelAgent:
 
     baseline = False
 
-    def __init__(self, value: int = 3, seed: int | None = None, scale: float = 1.0):
+    def __init__(self, value: int = 3, seed: int | None = None, scale: float = 1.0, eval: str = ""):  # noqa: A002
         self.level = int(value)
         if not 1 <= self.level <= 5:
             raise ValueError(f"levels are 1–5, not {value}")
+        if not isinstance(eval, str):
+            raise ValueError(f"eval must be the name of an evaluation (such as tuned), not {eval!r}")
+        self.eval = eval
         self.seed = seed
         self.scale = float(scale)
         self.name = f"{'baseline' if self.baseline else 'level'}:{self.level}"
@@ -134,6 +140,10 @@ class LevelAgent:
         key = (game_name, players > 2)
         if key not in self._agents:
             spec = spec_for(game_name, self.level, self.scale, players, baseline=self.baseline)
+            if self.eval:
+                if parse_spec(spec)[0] != "alphabeta":
+                    raise ValueError(f"eval= applies to the alpha-beta levels; level {self.level} of {game_name} is {spec}")
+                spec += f",eval={self.eval}"
             if self.seed is not None:
                 spec += ("," if ":" in spec else ":") + f"seed={self.seed}"
             self._agents[key] = make_agent(spec)

@@ -189,8 +189,12 @@ def elo_summary(scores: list[float]) -> dict:
 
 def run_match(game_name: str, specs: list[str], games: int = 10, seed: int = 0, jobs: int = 1,
               variant: str | None = None, players: int | None = None, progress=None, on_result=None,
-              ray: str | None = None, ray_cpus: int | None = None) -> dict:
+              ray: str | None = None, ray_cpus: int | None = None, stop=None) -> dict:
     """Play ``games`` games; returns a summary for ``specs[0]`` (A) against the others.
+
+    ``stop()``: called after each finished game (after ``on_result``); once it returns true no more
+    games are started (a sequential test such as the SPRT ends the match; not with ``ray``). The
+    summary then covers the games played (``games`` in it is their number).
 
     ``progress``: a tqdm-like object with ``update()``; ``on_result(GameResult)``
     is called as each game finishes. ``ray``: run the games as Ray tasks (``ringgames.raytasks``):
@@ -219,10 +223,17 @@ def run_match(game_name: str, specs: list[str], games: int = 10, seed: int = 0, 
         with ProcessPoolExecutor(max_workers=jobs) as ex:
             futs = [ex.submit(_play_job, a) for a in jobs_args]
             for f in as_completed(futs):
+                if f.cancelled():
+                    continue
                 done(f.result())
+                if stop is not None and stop():
+                    for other in futs:
+                        other.cancel()  # games not started yet; those running finish and count
     else:
         for a in jobs_args:
             done(_play_job(a))
+            if stop is not None and stop():
+                break
     results.sort(key=lambda r: r.index)
     return summarise(specs, results)
 

@@ -9,6 +9,9 @@ code that may read a game's public state attributes.
 :func:`get_evaluator` returns the game's function, or a neutral one (all zeros)
 for a game without a module, so that every agent works on every game.
 
+A module may also define ``evaluator(name) -> (evaluate, scale)``: other evaluations than the
+default, chosen by name (``get_evaluator(game, name)``; agent option ``eval=NAME``).
+
 A module may also define ``may_win_within_turn(state) -> bool``, a cheap
 necessary condition used by :mod:`ringgames.ai.tactics` to skip searching for
 wins that cannot exist.
@@ -31,8 +34,18 @@ def _neutral(state: State) -> list[float]:
     return [0.0] * state.num_players
 
 
-def get_evaluator(game_name: str) -> tuple[Callable[[State], list[float]], float]:
-    """``(evaluate, scale)`` for a game name (neutral evaluation if the game has none)."""
+def get_evaluator(game_name: str, name: str = "") -> tuple[Callable[[State], list[float]], float]:
+    """``(evaluate, scale)`` for a game name (neutral evaluation if the game has none); ``name``: one of the
+    game's other evaluations (its module's ``evaluator(name)``, e.g. YINSH's ``tuned``; ValueError if it has none)."""
+    if name:
+        try:
+            mod = importlib.import_module(f"{__name__}.{game_name}")
+        except ModuleNotFoundError:
+            mod = None
+        named = getattr(mod, "evaluator", None)
+        if named is None:
+            raise ValueError(f"{game_name} has no evaluation named {name!r}")
+        return named(name)
     if game_name not in _cache:
         try:
             mod = importlib.import_module(f"{__name__}.{game_name}")
