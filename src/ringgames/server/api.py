@@ -858,7 +858,7 @@ async def start_if_filled(request: Request, seek: dict, filled) -> dict:
                          "same game, variant, players and rated/casual as one of the player's open seeks replaces it. It "
                          "lasts 90 s unless the owner keeps it alive (POST /api/seeks/{sid}/keep, as the lobby does "
                          "every 30 s).",
-             responses=errors(*POST, 401, 409, 422))
+             responses=errors(*POST, 401, 409, 422, 429))
 async def post_seek(body: SeekIn, request: Request):
     account = await logged_in(request)
     hub = hub_of(request)
@@ -882,7 +882,7 @@ async def list_seeks(request: Request):
 
 
 @router.post("/seeks/{sid}/accept", summary="Accept a seek (take a seat; the game starts when all are taken)",
-             response_model=SeekAnswer, responses=errors(*POST, 401, 404, 409))
+             response_model=SeekAnswer, responses=errors(*POST, 401, 404, 409, 429))
 async def accept_seek(sid: SeekId, request: Request):
     account = await logged_in(request)
     seek, filled = await asyncio.to_thread(hub_of(request).seeks.accept, account, sid)
