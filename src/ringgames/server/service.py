@@ -27,7 +27,7 @@ import orjson
 from sqlalchemy import JSON, Table, bindparam, delete, func, insert, literal_column, select, update
 from sqlalchemy import cast as sql_cast
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -292,6 +292,7 @@ class Hub:
         self._pending: list[tuple[str, dict, dict, dict | None, asyncio.Future]] = []
         self._writer: asyncio.Task | None = None
         self._writing = False  # the writer is committing a batch now
+        self._writer_conn: Connection | None = None  # the writer's own database connection (opened on first use)
         self._wake = asyncio.Event()  # made anew with each writer task
         # the declarative base types __table__ as a FromClause; these are Tables
         self._moves_t = cast(Table, MoveRow.__table__)
@@ -397,6 +398,7 @@ class Hub:
         if self._writer is not None:
             self._writer.cancel()
             self._writer = None
+        self._close_writer_connection()
         await self.computers.close()
         pool, self._analysis_pool = self._analysis_pool, None
         if pool is not None:
@@ -963,6 +965,26 @@ class Hub:
         self._maybe_ai(room)
         return room
 
+    async def fresh_room(self, gid: str) -> Room:
+        """``room(gid)``, and with several processes checked against the database first (one indexed read): a client
+        that connects (or reconnects, after its process stopped) gets the game with every committed move even when
+        another process's message about it has not arrived yet."""
+        room = await self.room(gid)
+        if self.fanout.cluster and not await asyncio.to_thread(self._current, room):
+            async with self._locked(gid) as room:
+                await self._refresh(room)
+        return room
+
+    def _current(self, room: Room) -> bool:
+        """The cached room is the game as the database has it now (ply, status, seats, offers, tags)."""
+        assert self.engine is not None
+        games = cast(Table, GameRow.__table__)
+        row = room.row
+        with self.engine.connect() as conn:
+            now = conn.execute(select(games.c.ply, games.c.status, games.c.seats, games.c.draw_offers, games.c.tags)
+                               .where(games.c.id == room.id)).first()
+        return now is None or tuple(now) == (row.ply, row.status, row.seats, row.draw_offers, row.tags)
+
     async def _check_action(self, room: Room, action: str | int, tokens: Sequence[Credential], ply: int) -> tuple[int, int, str]:
         """``action`` checked for ``act``: (action id, seat, notation), or ApiError. Caller holds room.lock."""
         st = room.state
@@ -1058,7 +1080,7 @@ class Hub:
             self._apply_entry(room, a, p, text, values, upd_times)
             self._deliver_local(room)
             await self.fanout.publish(room.id, {"k": "move", "ply": ply + 1, "a": a, "p": p, "t": text, "v": values,
-                                                "tm": list(upd_times), "m": self.state_message(room) if self.fanout.cluster else None})
+                                                "tm": list(upd_times)}, self.state_message(room) if self.fanout.cluster else None)
             if room.row.rated and st.is_terminal():
                 await self._rate(room)
 
@@ -1222,9 +1244,34 @@ class Hub:
         return out
 
     def _write_moves(self, batch: list[tuple[str, dict, dict, dict | None]]) -> None:
-        now = _utcnow()
+        """One transaction on the writer's own connection (kept open: no pool checkout and liveness ping per batch); a
+        connection found broken (the database restarted) is replaced and the batch tried once more on the new one."""
+        try:
+            self._write_moves_on(self._writer_connection(), batch)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+            self._close_writer_connection()
+            self._write_moves_on(self._writer_connection(), batch)
+
+    def _writer_connection(self) -> Connection:
         assert self.engine is not None  # the writer runs between start() and stop()
-        with self.engine.begin() as conn:  # one transaction: the moves (unique per game and ply) and their game rows
+        if self._writer_conn is None or self._writer_conn.closed or self._writer_conn.invalidated:
+            self._close_writer_connection()
+            self._writer_conn = self.engine.connect()
+        return self._writer_conn
+
+    def _close_writer_connection(self) -> None:
+        conn, self._writer_conn = self._writer_conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 (already broken)
+                log.debug("closing the writer's connection failed", exc_info=True)
+
+    def _write_moves_on(self, conn: Connection, batch: list[tuple[str, dict, dict, dict | None]]) -> None:
+        now = _utcnow()
+        with conn.begin():  # one transaction: the moves (unique per game and ply) and their game rows
             conn.execute(insert(self._moves_t), [m for _, _, m, _ in batch])
             changed = 0
             for stmt, rows in ((self._game_update, [b for b in batch if b[3] is None]),
