@@ -12,6 +12,7 @@ import httpx
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from ringgames.server.errors import ApiError
 from ringgames.server.loadbench import BENCH_LIMITS
 from ringgames.server.testing import ServerProcess
 
@@ -226,3 +227,52 @@ def test_a_seek_made_on_one_process_reaches_the_lobby_sockets_of_another(cluster
         assert json.loads(owner.recv(10)) == json.loads(guest.recv(10)) == {"type": "seeks", "seeks": []}
     amy.close()
     ben.close()
+
+
+def test_a_move_is_written_only_over_the_row_its_process_knew(postgres_url, redis_url, monkeypatch):
+    """No read of the game before each move: the move's conditional UPDATE expects the row (ply, status, seats, offers,
+    tags) as the process has it. A change another process made whose message has not arrived yet (made here straight in
+    the database) makes the write fail; the game is read again and the move checked once more: it is played if it still
+    stands (after a draw offer, a new tag), refused with the reason if it does not (the game was aborted)."""
+    from sqlalchemy import update
+
+    from ringgames.server.db import GameRow
+    from ringgames.server.service import Hub
+
+    from .aio import run
+
+    async def main():
+        hub = Hub(postgres_url, ai_workers=1, ai_delay=0, redis_url=redis_url)
+        await hub.start()
+        writes: list[int] = []
+        write = hub._write_moves
+        monkeypatch.setattr(hub, "_write_moves", lambda b: (writes.append(len(b)), write(b))[1])
+        try:
+            room, mine, _ = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "me"}])
+            toks = list(mine.values())
+
+            def elsewhere(**values) -> None:  # another process's change, its message not (yet) here
+                assert hub.engine is not None
+                with hub.engine.begin() as c:
+                    c.execute(update(GameRow).where(GameRow.id == room.id).values(**values))
+
+            for change in ({"draw_offers": [1]}, {"tags": {**room.row.tags, "note": "x"}}):
+                ply = len(room.state.history)
+                elsewhere(**change)
+                writes.clear()
+                await hub.act(room.id, room.state.legal_actions()[0], toks, ply)
+                assert len(writes) == 2, (change, writes)  # refused once, then written over the row read again
+                assert len(room.state.history) == ply + 1
+            assert room.row.tags.get("note") == "x" and room.row.draw_offers == []
+            elsewhere(status="aborted")
+            writes.clear()
+            with pytest.raises(ApiError) as e:
+                await hub.act(room.id, room.state.legal_actions()[0], toks, 2)
+            assert e.value.code == "aborted" and len(writes) == 1 and len(room.state.history) == 2
+            with hub.Session() as s:
+                row = s.get(GameRow, room.id)
+                assert row is not None and row.ply == 2 and row.status == "aborted"
+        finally:
+            await hub.stop()
+
+    run(main())

@@ -10,7 +10,9 @@ publishes one message per change. Two implementations:
   process listens on the pattern ``ringgames:game:*`` (one subscription made at start-up, so that no message
   published after a process started can slip past it) and hands on the messages of the games it has in memory.
 
-A message is a JSON object: ``{"o": origin, "k": kind, "gid": id, "ply": n, ...}``; ``o`` is the publishing
+A message is a JSON object: ``{"o": origin, "k": kind, "gid": id, "ply": n, ...}``, optionally followed by a newline and
+a text sent as it is (a move's state message, already encoded once for this process's sockets: the receivers hand it
+to theirs without encoding or escaping it again; it arrives as the field ``m``). ``o`` is the publishing
 process's random id (a process ignores its own messages, which it delivered locally already), ``k`` is
 ``move`` (one new entry of the history: the receiver applies it to its cached room, or re-reads the game from the
 database when it is not at ``ply - 1``; a message at or below its ply is a duplicate and dropped), ``state``
@@ -18,7 +20,9 @@ database when it is not at ``ply - 1``; a message at or below its ply is a dupli
 The lobby (``lobby.py``) has one channel of its own, ``ringgames:lobby``: ``{"o": origin, "k": "seeks", ...}``
 says that the open seeks changed (every process lists them again from the database for its lobby sockets), with
 ``started`` when a seek's game began (its players' lobby pages are told at once).
-Redis pub/sub delivers at most once and keeps nothing: a process that was cut off re-reads a game from the
+Game messages are published by one task, in the order they were handed over, all those waiting at once in one
+pipelined round trip (a busy process publishes many moves per round trip); a stopping process sends what is waiting
+first. Redis pub/sub delivers at most once and keeps nothing: a process that was cut off re-reads a game from the
 database whenever a message shows a gap, and a client that reconnects gets the state from the database.
 """
 
@@ -58,7 +62,7 @@ class LocalFanout:
     async def start(self, deliver: Deliver, lobby: DeliverLobby | None = None) -> None:
         pass
 
-    async def publish(self, gid: str, msg: dict) -> None:
+    async def publish(self, gid: str, msg: dict, raw: str | None = None) -> None:
         self.published += 1
 
     async def publish_lobby(self, msg: dict) -> None:
@@ -83,6 +87,11 @@ class RedisFanout(LocalFanout):
         self._reader: asyncio.Task | None = None
         self._deliver: Deliver | None = None
         self._lobby: DeliverLobby | None = None
+        #: messages waiting for the publisher task: (channel, payload)
+        self._outbox: list[tuple[str, bytes]] = []
+        self._publisher: asyncio.Task | None = None
+        self._wake = asyncio.Event()
+        self._sending = False
 
     async def start(self, deliver: Deliver, lobby: DeliverLobby | None = None) -> None:
         import redis.asyncio as aioredis
@@ -104,14 +113,43 @@ class RedisFanout(LocalFanout):
             raise RuntimeError(f"Redis at {self.url.split('@')[-1]} did not confirm the subscription in 30 s")
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
-    async def publish(self, gid: str, msg: dict) -> None:
+    async def publish(self, gid: str, msg: dict, raw: str | None = None) -> None:
+        """Hand ``msg`` (and ``raw``, a text sent as it is) to the publisher task; returns at once."""
         assert self._client is not None, "the fan-out is not started"
-        msg = {**msg, "o": self.origin, "gid": gid}
-        try:
-            await self._client.publish(CHANNEL.format(gid), orjson.dumps(msg))
-            self.published += 1
-        except Exception:  # noqa: BLE001 (the move is committed; the other processes' watchers resync on reconnect)
-            log.exception("publishing to Redis failed (game %s)", gid)
+        data = orjson.dumps({**msg, "o": self.origin, "gid": gid})
+        self._outbox.append((CHANNEL.format(gid), data if raw is None else data + b"\n" + raw.encode()))
+        if self._publisher is None or self._publisher.done():
+            self._wake = asyncio.Event()
+            self._publisher = asyncio.get_running_loop().create_task(self._publish_loop())
+        self._wake.set()
+
+    async def _publish_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._outbox = self._outbox, []
+            if not batch:
+                continue
+            self._sending = True
+            try:
+                async with self._client.pipeline(transaction=False) as pipe:
+                    for channel, data in batch:
+                        pipe.publish(channel, data)
+                    await pipe.execute()
+                self.published += len(batch)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 (the moves are committed; the other processes' watchers resync on reconnect)
+                log.exception("publishing %d messages to Redis failed", len(batch))
+            finally:
+                self._sending = False
+
+    async def flush(self, timeout: float = 5.0) -> None:
+        """Wait (at most ``timeout`` seconds) until every message handed over is sent."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while (self._outbox or self._sending) and self._publisher is not None and not self._publisher.done() and loop.time() < end:
+            await asyncio.sleep(0.01)
 
     async def publish_lobby(self, msg: dict) -> None:
         assert self._client is not None, "the fan-out is not started"
@@ -128,9 +166,12 @@ class RedisFanout(LocalFanout):
                 async for m in self._pubsub.listen():
                     if m.get("type") not in ("pmessage", "message"):
                         continue
+                    head, _, raw = bytes(m["data"]).partition(b"\n")
                     try:
-                        msg = orjson.loads(m["data"])
-                    except orjson.JSONDecodeError:
+                        msg = orjson.loads(head)
+                        if raw and isinstance(msg, dict):
+                            msg["m"] = raw.decode()
+                    except (orjson.JSONDecodeError, UnicodeDecodeError):
                         continue
                     if m["type"] == "message":  # the lobby's channel
                         if isinstance(msg, dict) and msg.get("o") != self.origin and self._lobby is not None:
@@ -154,6 +195,13 @@ class RedisFanout(LocalFanout):
                 await asyncio.sleep(1.0)
 
     async def stop(self) -> None:
+        await self.flush()
+        if self._publisher is not None:
+            self._publisher.cancel()
+            try:
+                await self._publisher
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001
+                pass
         if self._reader is not None:
             self._reader.cancel()
             try:

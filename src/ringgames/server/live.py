@@ -159,7 +159,7 @@ async def game_socket(ws: WebSocket, gid: str):
         return
     await ws.accept()
     try:
-        room = await hub.room(gid)
+        room = await hub.fresh_room(gid)
     except ApiError as exc:
         await ws.send_json({"type": "error", **exc.payload()})
         await ws.close(code=4404)

@@ -3,8 +3,10 @@
 Each game has two clients, one per seat, each on its own WebSocket; a table that
 finishes its game starts another, so N games are in play for the whole run. The client
 to move sends a random legal action and waits for the broadcast of the new
-state. Prints moves/s and the p50/p99 latency (send → own broadcast), then
-checks against the HTTP API that no move was lost or duplicated.
+state. Prints moves/s and the p50/p99 latency (send → own broadcast), over the whole run and after the ramp-up
+(from the moment every table has its game created and its sockets open: with 1,000 games that takes a while, and
+the moves played meanwhile wait behind the creations), then checks against the HTTP API that no move was lost or
+duplicated.
 
     python -m ringgames.server.loadbench --games 100 --seconds 20
 
@@ -68,10 +70,11 @@ def _get(url: str) -> dict:
 
 
 async def play_game(base: str | list[str], game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0,
-                    clock: dict | None = None, spectate: bool = False, table: int = 0) -> tuple[str, int]:
+                    clock: dict | None = None, spectate: bool = False, table: int = 0, ramp: dict | None = None) -> tuple[str, int]:
     """One game, two seats on two WebSockets (and a spectator's, if ``spectate``), until it ends or ``deadline``;
-    returns (id, moves sent). With several servers (``base`` a list), table ``table``'s seats and spectator are
-    on different ones (round robin)."""
+    returns (id, moves sent); adds (send time, latency) of each move to ``lat``. With several servers (``base`` a
+    list), table ``table``'s seats and spectator are on different ones (round robin). ``ramp``: ``{"games": N,
+    "tables": set(), "at": None}``, its ``at`` set when every table has its sockets open."""
     bases = [base] if isinstance(base, str) else base
     on = [bases[(table + k) % len(bases)] for k in range(3)]  # seat 0 (creates the game), seat 1, spectator
     body = {"game": game, "seats": [{"kind": "me"}, {"kind": "invite"}], **({"clock": clock} if clock else {})}
@@ -84,6 +87,10 @@ async def play_game(base: str | list[str], game: str, deadline: float, rng: rand
     if spectate:
         socks.append(await websockets.connect(f"{on[2].replace('http', 'ws', 1)}/ws/games/{gid}", max_size=2**22))
     states = [orjson.loads(await s.recv())["state"] for s in socks]
+    if ramp is not None and table not in ramp["tables"]:  # this table is seated: once all are, the ramp-up is over
+        ramp["tables"].add(table)
+        if len(ramp["tables"]) == ramp["games"]:
+            ramp["at"] = time.perf_counter()
     plies_seen: list[list[int]] = [[] for _ in socks]
     sent = 0
     try:
@@ -105,7 +112,7 @@ async def play_game(base: str | list[str], game: str, deadline: float, rng: rand
                     plies_seen[p].append(m["state"]["ply"])
                     if m["state"]["ply"] == ply + 1:
                         break
-            lat.append(time.perf_counter() - t0)
+            lat.append((t0, time.perf_counter() - t0))
             st = m["state"]
             # the other seat (and the spectator) must see the same broadcast
             for o in [1 - p, *range(2, len(socks))]:
@@ -123,11 +130,12 @@ async def play_game(base: str | list[str], game: str, deadline: float, rng: rand
 
 
 async def play_games(base: str | list[str], game: str, deadline: float, rng: random.Random, lat: list, seen: dict,
-                     think: float = 0.0, clock: dict | None = None, spectate: bool = False, table: int = 0) -> list[tuple[str, int]]:
+                     think: float = 0.0, clock: dict | None = None, spectate: bool = False, table: int = 0,
+                     ramp: dict | None = None) -> list[tuple[str, int]]:
     """Game after game at one table until ``deadline``, so that the load stays at N games throughout."""
-    out = [await play_game(base, game, deadline, rng, lat, seen, think, clock, spectate, table)]
+    out = [await play_game(base, game, deadline, rng, lat, seen, think, clock, spectate, table, ramp)]
     while time.perf_counter() < deadline:
-        out.append(await play_game(base, game, deadline, rng, lat, seen, think, clock, spectate, table))
+        out.append(await play_game(base, game, deadline, rng, lat, seen, think, clock, spectate, table, ramp))
     return out
 
 
@@ -187,8 +195,9 @@ def parse_clock(text: str | None) -> dict | None:
 
 async def run(base: str | list[str], games: int, seconds: float, game: str, seed: int, think: float = 0.0, flood: int = 0,
               clock: dict | None = None, spectate: bool = False) -> dict:
-    lat: list[float] = []
+    lat: list[tuple[float, float]] = []
     seen: dict = {}
+    ramp: dict = {"games": games, "tables": set(), "at": None}
     rng = random.Random(seed)
     deadline = time.perf_counter() + seconds
     t0 = time.perf_counter()
@@ -202,7 +211,7 @@ async def run(base: str | list[str], games: int, seconds: float, game: str, seed
         recv, send = ctx.Pipe(duplex=False)
         flooder = ctx.Process(target=_flood_process, args=(base, game, seconds, flood, send), daemon=True)
         flooder.start()
-    tables = await asyncio.gather(*(play_games(bases, game, deadline, random.Random(rng.random()), lat, seen, think, clock, spectate, i)
+    tables = await asyncio.gather(*(play_games(bases, game, deadline, random.Random(rng.random()), lat, seen, think, clock, spectate, i, ramp)
                                     for i in range(games)))
     wall = time.perf_counter() - t0
     if flood:
@@ -223,10 +232,17 @@ async def run(base: str | list[str], games: int, seconds: float, game: str, seed
                 dup += 1
             elif ps and ps[-1] < len(plies):  # a client that never saw the last move
                 lost += 1
-    lat.sort()
-    q = lambda f: lat[min(len(lat) - 1, int(f * len(lat)))] * 1000 if lat else float("nan")  # noqa: E731
+    every = sorted(dt for _, dt in lat)
+    # after the ramp-up (every table seated: all games created, all sockets open): the load the run is about
+    steady = sorted(dt for t, dt in lat if ramp["at"] is not None and t >= ramp["at"])
+
+    def q(xs: list[float], f: float) -> float:
+        return round(xs[min(len(xs) - 1, int(f * len(xs)))] * 1000, 1) if xs else float("nan")
+
     return {"games": games, "processes": len(bases), "spectators": spectate, "played": len(results), "moves": len(lat), "seconds": round(wall, 2), "moves_per_s": round(len(lat) / wall, 1),
-            "p50_ms": round(q(0.50), 1), "p99_ms": round(q(0.99), 1), "mean_ms": round(statistics.fmean(lat) * 1000, 1) if lat else None,
+            "p50_ms": q(every, 0.50), "p99_ms": q(every, 0.99), "mean_ms": round(statistics.fmean(every) * 1000, 1) if every else None,
+            "ramp_up_s": round(ramp["at"] - t0, 2) if ramp["at"] is not None else None, "steady_moves": len(steady),
+            "steady_p50_ms": q(steady, 0.50), "steady_p99_ms": q(steady, 0.99),
             "lost": lost, "duplicated": dup, **({"flood": counts} if flood else {}), **({"clock": clock} if clock else {})}
 
 
@@ -281,7 +297,8 @@ def main(argv=None) -> None:
         res["client_cpu_ms_per_move"] = round((time.process_time() - me0) * 1000 / res["moves"], 3)
     print(f"{res['games']} concurrent {args.game} games over WebSockets on {res['processes']} server process(es)"
           f"{' with a spectator each' if res['spectators'] else ''}{f' on a {args.clock} clock' if clock else ''} (think {args.think} s, {res['played']} games played): {res['moves']} moves in {res['seconds']} s = "
-          f"{res['moves_per_s']} moves/s; latency p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms; "
+          f"{res['moves_per_s']} moves/s; latency p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms "
+          f"(after the {res['ramp_up_s']} s ramp-up: p50 {res['steady_p50_ms']} ms, p99 {res['steady_p99_ms']} ms); "
           f"lost {res['lost']}, duplicated {res['duplicated']}; CPU per move: server {res.get('server_cpu_ms_per_move', '?')} ms, "
           f"load generator {res.get('client_cpu_ms_per_move', '?')} ms"
           + (f"; sync flood: {res['flood']['sent']} sent, {res['flood']['received']} answers, "

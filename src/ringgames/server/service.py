@@ -24,8 +24,10 @@ from datetime import UTC, datetime
 from typing import cast
 
 import orjson
-from sqlalchemy import Table, bindparam, delete, func, insert, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy import JSON, Table, bindparam, delete, func, insert, literal_column, select, update
+from sqlalchemy import cast as sql_cast
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -87,8 +89,16 @@ GAME_ANALYSES = 2
 GAME_ANALYSIS_KEEP = 200
 
 
+#: the game row's JSON columns a move's write expects unchanged when several processes share the database
+EXPECTED_JSON = ("seats", "draw_offers", "tags")
+
+
 class StaleGame(Exception):
     """A write found the game at another ply than this process's room: another process changed it first."""
+
+
+class StaleWrite(ApiError):
+    """409 stale_ply for a move whose write found the game changed by another process (the room was read again)."""
 
 
 def clean_name(name: str | None, default: str) -> str:
@@ -281,10 +291,12 @@ class Hub:
         self._game_analyses: dict[str, dict] = {}  # "analyse this game", by game id
         self._tasks: set[asyncio.Task] = set()
         self._frozen: set[str | None] = set()
-        #: moves waiting for the writer: (game id, game row values, move row, future resolved after the commit)
-        self._pending: list[tuple[str, dict, dict, asyncio.Future]] = []
+        #: moves waiting for the writer: (game id, game row values, move row, the row's expected status, seats, offers
+        #: and tags or None, future resolved after the commit)
+        self._pending: list[tuple[str, dict, dict, dict | None, asyncio.Future]] = []
         self._writer: asyncio.Task | None = None
         self._writing = False  # the writer is committing a batch now
+        self._writer_conn: Connection | None = None  # the writer's own database connection (opened on first use)
         self._wake = asyncio.Event()  # made anew with each writer task
         # the declarative base types __table__ as a FromClause; these are Tables
         self._moves_t = cast(Table, MoveRow.__table__)
@@ -292,6 +304,14 @@ class Hub:
         # only where the game is still at the ply before the move: a process whose room was stale changes nothing
         self._game_update = update(games).where(games.c.id == bindparam("gid"), games.c.ply == bindparam("old_ply")).values(
             {c: bindparam(f"v_{c}", type_=games.c[c].type) for c in ("status", "result", "ply", "draw_offers", "to_move", "updated", *CLOCK_FIELDS)})
+        # several processes (PostgreSQL): also only where the seats, offers and tags are still those this process
+        # knew (another process's join, draw offer or seat change whose message has not arrived yet makes the
+        # move's write fail; the room is read again and the move checked again) -- instead of a read before each move
+        jsonb = [func.coalesce(sql_cast(games.c[c], JSONB), literal_column("'null'::jsonb"))
+                 == sql_cast(bindparam(f"old_{c}", type_=JSON()), JSONB) for c in EXPECTED_JSON]
+        self._game_update_expect = self._game_update.where(games.c.status == bindparam("old_status"), *jsonb)
+        #: moves being committed (and then applied and published) now: a clean stop waits for them
+        self._in_flight: set[asyncio.Future] = set()
 
     @property
     def Session(self) -> sessionmaker[Session]:  # noqa: N802 (used like the class it makes)
@@ -377,10 +397,13 @@ class Hub:
         for t in list(self._tasks):
             t.cancel()
         await self._drain_writer()
+        if self._in_flight:  # committed moves are applied and published before the fan-out stops
+            await asyncio.wait(list(self._in_flight), timeout=10)
         await self.fanout.stop()
         if self._writer is not None:
             self._writer.cancel()
             self._writer = None
+        self._close_writer_connection()
         await self.computers.close()
         pool, self._analysis_pool = self._analysis_pool, None
         if pool is not None:
@@ -933,60 +956,83 @@ class Hub:
         state is unchanged.
         """
         async with self._locked(gid) as room:
-            if self.fanout.cluster and not await asyncio.to_thread(self._current, room):
-                await self._refresh(room)  # another process changed the game and its message has not arrived yet
-            st = room.state
-            if room.row.deadline is not None and clk.now_ms() >= room.row.deadline:
-                await self._flag_locked(room)  # the timer has not seen it yet: the time is up all the same
-                if room.row.status == "aborted":
-                    raise ApiError(409, "aborted", "the game was aborted: a first move did not come in time")
-                raise ApiError(409, "time_out", "the time of the seat to move ran out", ply=len(st.history))
-            if room.row.status == "aborted":
-                raise ApiError(409, "aborted", "the game was aborted: a first move did not come in time")
-            if st.is_terminal():
-                raise ApiError(409, "game_over", f"the game is over ({st.result_string()})")
-            if isinstance(ply, bool) or not isinstance(ply, int):
-                raise ApiError(400, "bad_request", "ply: an integer is required (the ply the game is at)")
-            if ply != len(st.history):
-                raise ApiError(409, "stale_ply", f"the game is at ply {len(st.history)}, not {ply}", ply=len(st.history))
-            p = st.current_player()
-            seat = room.row.seats[p]
-            if seat["kind"] != "human" or p not in self.seats_for(room, tokens):
-                raise ApiError(403, "not_your_turn", f"it is {st.game.seat_names[p]}'s turn, and you do not hold that seat",
-                               to_move=st.game.seat_names[p])
-            if isinstance(action, bool) or not isinstance(action, (int, str)):
-                raise ApiError(400, "bad_action", "action must be a string in the game's notation or an action id")
-            if isinstance(action, str) and len(action) > MAX_ACTION_CHARS:
-                raise ApiError(422, "illegal_action", f"{clip(action)} is not an action: an action is at most {MAX_ACTION_CHARS} characters")
-            allowed = self._preset_filter(room)
-            try:
-                a = st.play(action)
-            except (IllegalActionError, NotationError) as exc:
-                # the legal actions, also when the text could not be read at all (the parser knows none then)
-                legal = list(getattr(exc, "legal", []) or []) or [st.action_to_string(x) for x in st.legal_actions()[:300]]
-                if allowed is not None:
-                    legal = [x for x in legal if x in allowed]
-                raise ApiError(422, "illegal_action", str(exc), legal=legal[:300]) from None
-            except RingGamesError as exc:
-                raise ApiError(422, "illegal_action", str(exc)) from None
-            st.undo_action()
-            text = st.action_to_string(a)
-            if allowed is not None and text not in allowed:
-                raise ApiError(422, "illegal_action", f"{text!r} is not one of the preset arrangements", legal=sorted(allowed))
-            await self._commit(room, a, p, text)
+            # several processes: the room may miss a change made by another one whose message has not arrived yet; the
+            # move's write then fails (it expects the row as the room has it), or the move is refused here. Either way
+            # the room is read again from the database and the move checked once more.
+            for attempt in (0, 1) if self.fanout.cluster else (1,):
+                try:
+                    a, p, text = await self._check_action(room, action, tokens, ply)
+                    await self._commit(room, a, p, text)
+                    break
+                except ApiError as exc:
+                    if attempt or exc.code not in ("stale_ply", "not_your_turn", "illegal_action"):
+                        raise
+                    if not isinstance(exc, StaleWrite):  # (a failed write read the room again already)
+                        await self._refresh(room)
         self._maybe_ai(room)
         return room
 
+    async def fresh_room(self, gid: str) -> Room:
+        """``room(gid)``, and with several processes checked against the database first (one indexed read): a client
+        that connects (or reconnects, after its process stopped) gets the game with every committed move even when
+        another process's message about it has not arrived yet."""
+        room = await self.room(gid)
+        if self.fanout.cluster and not await asyncio.to_thread(self._current, room):
+            async with self._locked(gid) as room:
+                await self._refresh(room)
+        return room
+
     def _current(self, room: Room) -> bool:
-        """The cached room is the game as the database has it now (ply, status, seats, offers, tags): checked before a
-        move is accepted when several processes share the database."""
+        """The cached room is the game as the database has it now (ply, status, seats, offers, tags)."""
         assert self.engine is not None
         games = cast(Table, GameRow.__table__)
         row = room.row
         with self.engine.connect() as conn:
             now = conn.execute(select(games.c.ply, games.c.status, games.c.seats, games.c.draw_offers, games.c.tags)
                                .where(games.c.id == room.id)).first()
-        return now is not None and tuple(now) == (row.ply, row.status, row.seats, row.draw_offers, row.tags)
+        return now is None or tuple(now) == (row.ply, row.status, row.seats, row.draw_offers, row.tags)
+
+    async def _check_action(self, room: Room, action: str | int, tokens: Sequence[Credential], ply: int) -> tuple[int, int, str]:
+        """``action`` checked for ``act``: (action id, seat, notation), or ApiError. Caller holds room.lock."""
+        st = room.state
+        if room.row.deadline is not None and clk.now_ms() >= room.row.deadline:
+            await self._flag_locked(room)  # the timer has not seen it yet: the time is up all the same
+            if room.row.status == "aborted":
+                raise ApiError(409, "aborted", "the game was aborted: a first move did not come in time")
+            raise ApiError(409, "time_out", "the time of the seat to move ran out", ply=len(st.history))
+        if room.row.status == "aborted":
+            raise ApiError(409, "aborted", "the game was aborted: a first move did not come in time")
+        if st.is_terminal():
+            raise ApiError(409, "game_over", f"the game is over ({st.result_string()})")
+        if isinstance(ply, bool) or not isinstance(ply, int):
+            raise ApiError(400, "bad_request", "ply: an integer is required (the ply the game is at)")
+        if ply != len(st.history):
+            raise ApiError(409, "stale_ply", f"the game is at ply {len(st.history)}, not {ply}", ply=len(st.history))
+        p = st.current_player()
+        seat = room.row.seats[p]
+        if seat["kind"] != "human" or p not in self.seats_for(room, tokens):
+            raise ApiError(403, "not_your_turn", f"it is {st.game.seat_names[p]}'s turn, and you do not hold that seat",
+                           to_move=st.game.seat_names[p])
+        if isinstance(action, bool) or not isinstance(action, (int, str)):
+            raise ApiError(400, "bad_action", "action must be a string in the game's notation or an action id")
+        if isinstance(action, str) and len(action) > MAX_ACTION_CHARS:
+            raise ApiError(422, "illegal_action", f"{clip(action)} is not an action: an action is at most {MAX_ACTION_CHARS} characters")
+        allowed = self._preset_filter(room)
+        try:
+            a = st.play(action)
+        except (IllegalActionError, NotationError) as exc:
+            # the legal actions, also when the text could not be read at all (the parser knows none then)
+            legal = list(getattr(exc, "legal", []) or []) or [st.action_to_string(x) for x in st.legal_actions()[:300]]
+            if allowed is not None:
+                legal = [x for x in legal if x in allowed]
+            raise ApiError(422, "illegal_action", str(exc), legal=legal[:300]) from None
+        except RingGamesError as exc:
+            raise ApiError(422, "illegal_action", str(exc)) from None
+        st.undo_action()
+        text = st.action_to_string(a)
+        if allowed is not None and text not in allowed:
+            raise ApiError(422, "illegal_action", f"{text!r} is not one of the preset arrangements", legal=sorted(allowed))
+        return a, p, text
 
     def _preset_filter(self, room: Room) -> set[str] | None:
         if room.row.tags.get("setup") == "preset" and len(room.state.history) < SETUP_PLIES.get(room.row.game, 0):
@@ -1028,24 +1074,29 @@ class Hub:
         else:
             values.update({c: getattr(row, c) for c in CLOCK_FIELDS})
         upd_times = cast(tuple[int | None, int | None], (move["spent_ms"], move["left_ms"]))
+        # several processes: the write also expects the row's status, seats, offers and tags as this room has them
+        expect = {"old_status": row.status, **{f"old_{c}": getattr(row, c) for c in EXPECTED_JSON}} if self.fanout.cluster else None
 
         async def store_then_apply() -> None:
             try:
-                await self._store_move(room.id, values, move)
-            except (StaleGame, IntegrityError):  # another process stored this ply first: its move stands
+                await self._store_move(room.id, values, move, expect)
+            except (StaleGame, IntegrityError):  # another process changed the game first (a move, a join...): it stands
                 await self._refresh(room)
-                raise ApiError(409, "stale_ply", f"the game is at ply {len(room.state.history)}, not {ply} "
-                               "(a move was played meanwhile)", ply=len(room.state.history)) from None
+                raise StaleWrite(409, "stale_ply", f"the game changed meanwhile (now at ply {len(room.state.history)}); "
+                                 "try again", ply=len(room.state.history)) from None
             self._apply_entry(room, a, p, text, values, upd_times)
             self._deliver_local(room)
             await self.fanout.publish(room.id, {"k": "move", "ply": ply + 1, "a": a, "p": p, "t": text, "v": values,
-                                                "tm": list(upd_times), "m": self.state_message(room) if self.fanout.cluster else None})
+                                                "tm": list(upd_times)}, self.state_message(room) if self.fanout.cluster else None)
             if room.row.rated and st.is_terminal():
                 await self._rate(room)
 
         # shielded: if the caller goes away (cancelled) while the move is being written, the move
-        # may still commit, and memory must then follow the database
-        await asyncio.shield(store_then_apply())
+        # may still commit, and memory must then follow the database (and a stopping server waits for it)
+        task = asyncio.ensure_future(store_then_apply())
+        self._in_flight.add(task)
+        task.add_done_callback(self._in_flight.discard)
+        await asyncio.shield(task)
 
     def _apply_entry(self, room: Room, a: int, p: int, text: str, values: dict, times: tuple[int | None, int | None]) -> None:
         """Add one committed entry (an action, resignation or agreed draw of seat ``p``) to the room in memory, with
@@ -1135,7 +1186,7 @@ class Hub:
         return now
 
     # -- group commit ------------------------------------------------------
-    async def _store_move(self, gid: str, values: dict, move: dict) -> None:
+    async def _store_move(self, gid: str, values: dict, move: dict, expect: dict | None = None) -> None:
         """Commit one move (and its game row); returns once it is committed, raises if it was not.
 
         One writer task stores the moves of all games: whatever arrived while the
@@ -1144,7 +1195,7 @@ class Hub:
         never wait on each other's database locks.
         """
         fut = asyncio.get_running_loop().create_future()
-        self._pending.append((gid, values, move, fut))
+        self._pending.append((gid, values, move, expect, fut))
         if self._writer is None or self._writer.done():
             self._wake = asyncio.Event()
             self._writer = asyncio.get_running_loop().create_task(self._write_loop())
@@ -1167,7 +1218,7 @@ class Hub:
                 continue
             try:
                 self._writing = True
-                errors = await asyncio.to_thread(self._write_batch, [(g, v, m) for g, v, m, _ in batch])
+                errors = await asyncio.to_thread(self._write_batch, [(g, v, m, e) for g, v, m, e, _ in batch])
                 self._writing = False
             except BaseException as exc:  # cancelled at shutdown, or the thread could not run
                 for *_, fut in batch:
@@ -1182,7 +1233,7 @@ class Hub:
                 else:
                     fut.set_exception(err)
 
-    def _write_batch(self, batch: list[tuple[str, dict, dict]]) -> list[Exception | None]:
+    def _write_batch(self, batch: list[tuple[str, dict, dict, dict | None]]) -> list[Exception | None]:
         """Write ``batch`` in one transaction; if that fails, each move alone (so one bad move fails alone)."""
         try:
             self._write_moves(batch)
@@ -1199,17 +1250,46 @@ class Hub:
                 out.append(exc)
         return out
 
-    def _write_moves(self, batch: list[tuple[str, dict, dict]]) -> None:
-        now = _utcnow()
+    def _write_moves(self, batch: list[tuple[str, dict, dict, dict | None]]) -> None:
+        """One transaction on the writer's own connection (kept open: no pool checkout and liveness ping per batch); a
+        connection found broken (the database restarted) is replaced and the batch tried once more on the new one."""
+        try:
+            self._write_moves_on(self._writer_connection(), batch)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+            self._close_writer_connection()
+            self._write_moves_on(self._writer_connection(), batch)
+
+    def _writer_connection(self) -> Connection:
         assert self.engine is not None  # the writer runs between start() and stop()
-        with self.engine.begin() as conn:  # one transaction: the moves (unique per game and ply) and their game rows
-            conn.execute(insert(self._moves_t), [m for _, _, m in batch])
-            r = conn.execute(self._game_update, [{"gid": g, "old_ply": m["ply"],
-                                                  **{f"v_{k}": v for k, v in {**dict.fromkeys(CLOCK_FIELDS), **values}.items()},
-                                                  "v_updated": now}
-                                                 for g, values, m in batch])
-            if r.rowcount != len(batch):  # a game row was not at the ply before its move: rolled back
-                raise StaleGame(f"{len(batch) - r.rowcount} of {len(batch)} games changed meanwhile")
+        if self._writer_conn is None or self._writer_conn.closed or self._writer_conn.invalidated:
+            self._close_writer_connection()
+            self._writer_conn = self.engine.connect()
+        return self._writer_conn
+
+    def _close_writer_connection(self) -> None:
+        conn, self._writer_conn = self._writer_conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001 (already broken)
+                log.debug("closing the writer's connection failed", exc_info=True)
+
+    def _write_moves_on(self, conn: Connection, batch: list[tuple[str, dict, dict, dict | None]]) -> None:
+        now = _utcnow()
+        with conn.begin():  # one transaction: the moves (unique per game and ply) and their game rows
+            conn.execute(insert(self._moves_t), [m for _, _, m, _ in batch])
+            changed = 0
+            for stmt, rows in ((self._game_update, [b for b in batch if b[3] is None]),
+                               (self._game_update_expect, [b for b in batch if b[3] is not None])):
+                if rows:
+                    changed += conn.execute(stmt, [{"gid": g, "old_ply": m["ply"], **(expect or {}),
+                                                    **{f"v_{k}": v for k, v in {**dict.fromkeys(CLOCK_FIELDS), **values}.items()},
+                                                    "v_updated": now}
+                                                   for g, values, m, expect in rows]).rowcount
+            if changed != len(batch):  # a game row was not as its process knew it: rolled back
+                raise StaleGame(f"{len(batch) - changed} of {len(batch)} games changed meanwhile")
 
     # -- clocks ------------------------------------------------------------
     # Every process polls the indexed ``games.deadline`` column (one query per wake-up, never per game) and
