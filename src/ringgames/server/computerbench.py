@@ -76,8 +76,8 @@ async def humans(base: str, deadline: float, rng: random.Random, lat: list) -> N
         await play_game(base, "yinsh", deadline, rng, lat, {}, think=0.05)
 
 
-def _q(xs: list[float], f: float) -> float | None:
-    xs = sorted(xs)
+def _q(xs: list, f: float) -> float | None:
+    xs = sorted(x[1] if isinstance(x, tuple) else x for x in xs)  # loadbench's play_game records (start, latency)
     return round(xs[min(len(xs) - 1, int(f * len(xs)))] * 1000, 1) if xs else None
 
 
