@@ -218,7 +218,7 @@ async def run(base: str | list[str], games: int, seconds: float, game: str, seed
         counts = await asyncio.to_thread(recv.recv)
         flooder.join(10)
     results = [r for table in tables for r in table]
-    lost = dup = 0
+    lost = dup = repeated = 0
     for gid, sent in results:
         s = await asyncio.to_thread(_get, f"{base}/api/games/{gid}")
         plies = [m["ply"] for m in s["moves"]]
@@ -227,7 +227,11 @@ async def run(base: str | list[str], games: int, seconds: float, game: str, seed
             dup += max(0, len(plies) - sent)
             if len(plies) == sent:  # same count, wrong plies: count it as a loss and a duplicate
                 lost, dup = lost + 1, dup + 1
-        for ps in seen[gid]:
+        for raw in seen[gid]:
+            # the same ply again at once is the same position sent again (a seat's presence changed, the clock's
+            # notice): counted apart as a repeated state; a ply seen again later, or out of order, is a duplicate
+            ps = [x for i, x in enumerate(raw) if i == 0 or raw[i - 1] != x]
+            repeated += len(raw) - len(ps)
             if len(ps) != len(set(ps)) or ps != sorted(ps):
                 dup += 1
             elif ps and ps[-1] < len(plies):  # a client that never saw the last move
@@ -243,7 +247,7 @@ async def run(base: str | list[str], games: int, seconds: float, game: str, seed
             "p50_ms": q(every, 0.50), "p99_ms": q(every, 0.99), "mean_ms": round(statistics.fmean(every) * 1000, 1) if every else None,
             "ramp_up_s": round(ramp["at"] - t0, 2) if ramp["at"] is not None else None, "steady_moves": len(steady),
             "steady_p50_ms": q(steady, 0.50), "steady_p99_ms": q(steady, 0.99),
-            "lost": lost, "duplicated": dup, **({"flood": counts} if flood else {}), **({"clock": clock} if clock else {})}
+            "lost": lost, "duplicated": dup, "repeated_states": repeated, **({"flood": counts} if flood else {}), **({"clock": clock} if clock else {})}
 
 
 def main(argv=None) -> None:
@@ -299,7 +303,7 @@ def main(argv=None) -> None:
           f"{' with a spectator each' if res['spectators'] else ''}{f' on a {args.clock} clock' if clock else ''} (think {args.think} s, {res['played']} games played): {res['moves']} moves in {res['seconds']} s = "
           f"{res['moves_per_s']} moves/s; latency p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms "
           f"(after the {res['ramp_up_s']} s ramp-up: p50 {res['steady_p50_ms']} ms, p99 {res['steady_p99_ms']} ms); "
-          f"lost {res['lost']}, duplicated {res['duplicated']}; CPU per move: server {res.get('server_cpu_ms_per_move', '?')} ms, "
+          f"lost {res['lost']}, duplicated {res['duplicated']} (states repeated at the same ply: {res.get('repeated_states', 0)}); CPU per move: server {res.get('server_cpu_ms_per_move', '?')} ms, "
           f"load generator {res.get('client_cpu_ms_per_move', '?')} ms"
           + (f"; sync flood: {res['flood']['sent']} sent, {res['flood']['received']} answers, "
              f"{res['flood']['connections']} connections, {res['flood']['refused']} refused, closed {res['flood']['close_codes']}"
