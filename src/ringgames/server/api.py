@@ -382,7 +382,7 @@ async def create_game(body: CreateGame, request: Request, response: Response):
 @router.get("/games/{gid}", summary="Game state, legal actions and moves", response_model=GameView, responses=errors(*GAME))
 async def get_game(gid: GameId, request: Request, x_seat_token: SeatTokenHeader = None):
     hub = hub_of(request)
-    room = await hub.room(gid)
+    room = await hub.fresh_room(gid)  # several processes: with every committed move, whichever process made it
     return view(hub, room, await credentials(request, gid))
 
 
