@@ -66,6 +66,12 @@ def _alphabeta(**kw):
     return AlphaBetaAgent(**kw)
 
 
+def _search(**kw):
+    from .compiled.agent import CompiledAlphaBetaAgent
+
+    return CompiledAlphaBetaAgent(**kw)
+
+
 def _level(**kw):
     from .levels import LevelAgent
 
@@ -84,6 +90,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "greedy": _greedy,
     "mcts": _mcts,
     "alphabeta": _alphabeta,
+    "search": _search,
     "level": _level,
     "baseline": _baseline,
 }

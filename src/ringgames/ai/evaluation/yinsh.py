@@ -43,7 +43,7 @@ import numpy as np
 from ...games.yinsh import kernel as K
 from ...games.yinsh.board import WINDOWS
 
-__all__ = ["SCALE", "FEATURES", "HAND_WEIGHTS", "WEIGHTS_FILE", "features", "make_evaluate", "evaluate",
+__all__ = ["SCALE", "FEATURES", "HAND_WEIGHTS", "WEIGHTS_FILE", "features", "make_evaluate", "evaluate", "window_table",
            "evaluator", "load_weights", "may_win_within_turn"]
 
 SCALE = 600.0
@@ -102,7 +102,7 @@ def _kind_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 _W4, _B4, _W3, _B3 = _kind_tables()
 
 
-def _window_table(actor: int, weights: Mapping[str, float]) -> np.ndarray:
+def window_table(actor: int, weights: Mapping[str, float]) -> np.ndarray:
     """Score of a window (for White, minus Black's) indexed by its code sum, for ``actor`` to act."""
     four, extra, three = weights["four"], weights["four_to_move"], weights["three"]
     four_w = four + extra if actor == 0 else four
@@ -147,7 +147,7 @@ def make_evaluate(weights: Mapping[str, float]) -> Callable[[object], list[float
     w = {k: float(weights[k]) for k in FEATURES}
     ring_value, row_value, ring_pending = w["rings"], w["row_pending"], w["ring_pending"]
     marker, mobility, tempo, match_point = w["markers"], w["mobility"], w["tempo"], w["match_point"]
-    tables = (_window_table(0, w), _window_table(1, w))
+    tables = (window_table(0, w), window_table(1, w))
 
     def evaluate(state) -> list[float]:
         board = state.board

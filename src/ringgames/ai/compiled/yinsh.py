@@ -1,0 +1,366 @@
+"""Compiled alpha-beta for YINSH: the whole search tree in numba, over the rules kernel's arrays.
+
+The search is the one of :mod:`ringgames.ai.alphabeta` (negamax over changes of the player
+to move; depth counts turns; a YINSH turn's row and ring decisions are searched below the
+horizon without using depth, so a turn is one unit: the quiescence over forced row and ring
+decisions), run as machine code: positions are copies of the kernel array
+(:mod:`ringgames.games.yinsh.kernel`, 456 bytes) on a stack, one per ply; the transposition
+table, history scores and move lists are preallocated NumPy arrays; the evaluation is
+:mod:`ringgames.ai.evaluation.yinsh`'s (the same features and weights, the same values).
+On top of the Python search it adds principal variation search, killer moves and a
+depth-preferred transposition table. Python keeps the root
+(:class:`~ringgames.ai.compiled.agent.CompiledAlphaBetaAgent`): tactics, iterative deepening, time.
+
+The search reads two control arrays: ``ctl`` (int64: nodes, node limit, may-stop, aborted) and
+``flags`` (int32, written by a Python thread while the search runs without the GIL: time is up,
+stop now). Every 512 nodes it checks them; an aborted search returns 0 and the caller
+discards the unfinished iteration.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...games.yinsh import board as _board
+from ...games.yinsh import kernel as K
+from ...jit import drop_stale_cache, njit
+
+drop_stale_cache(__file__, K.__file__, _board.__file__)
+
+NUM_POINTS = _board.NUM_POINTS
+MAX_PLY = 64
+MAX_LEGAL = K.MAX_LEGAL
+NUM_ACTIONS = K.NUM_ACTIONS
+WIN = 1_000_000.0
+INF = 1e18
+EXACT, LOWER, UPPER = 0, 1, 2
+# ctl entries
+NODES, NODE_LIMIT, MAY_STOP, ABORTED = 0, 1, 2, 3
+# flags entries (set from Python)
+TIME_UP, STOP = 0, 1
+# point contents 0..4 -> code: white marker 1, black marker 6, white ring 36, black ring 216
+CODE = np.array([0, 1, 6, 36, 216], dtype=np.int64)
+WIN_PTS = K.WIN_PTS
+NUM_WINDOWS = WIN_PTS.shape[0]
+
+
+def zobrist_table(seed: int = 20261204) -> np.ndarray:
+    """Random 64-bit keys: one per (point, content) and one per value of each turn field."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(1, 2**63 - 1, size=NUM_POINTS * 5 + 512, dtype=np.int64).astype(np.uint64)
+
+
+@njit
+def position_key(s, zob):
+    """A 64-bit key of the position (board, player to decide, phase, turn counters, pending rows)."""
+    h = np.uint64(0)
+    for p in range(NUM_POINTS):
+        v = s[p]
+        if v != 0:
+            h ^= zob[p * 5 + v]
+    base = NUM_POINTS * 5
+    h ^= zob[base + s[K.ACTOR]]
+    h ^= zob[base + 2 + s[K.MOVER]]
+    h ^= zob[base + 4 + s[K.PHASE]]
+    h ^= zob[base + 10 + s[K.PASSES]]
+    h ^= zob[base + 13 + min(s[K.PLACED], 10)]
+    h ^= zob[base + 24 + s[K.REMOVED]]
+    h ^= zob[base + 30 + s[K.REMOVED + 1]]
+    if s[K.PHASE] == K.PH_ROW:  # which rows are pending (candidate windows) matters only then
+        for k in range(2 * K.PEND_WORDS):
+            bits = s[K.PEND + k]
+            j = 0
+            while bits:
+                if bits & 1:
+                    h ^= zob[base + 40 + k * K.WBITS + j]
+                bits >>= 1
+                j += 1
+    return h
+
+
+@njit
+def evaluate(s, me, wts, wtab, buf):
+    """The evaluation (points) for player ``me``: ``features · weights`` of :mod:`..evaluation.yinsh`."""
+    score = wts[0] * (s[K.REMOVED] - s[K.REMOVED + 1])
+    ph = s[K.PHASE]
+    actor = s[K.ACTOR]
+    sign = 1.0 if actor == 0 else -1.0
+    if ph == K.PH_ROW:
+        score += sign * wts[1]
+    elif ph == K.PH_RING:
+        score += sign * wts[2]
+    if ph != K.PH_PLACE:
+        nw = 0
+        nb = 0
+        for p in range(NUM_POINTS):
+            v = s[p]
+            if v == 1:
+                nw += 1
+            elif v == 2:
+                nb += 1
+        score += wts[3] * (nw - nb)
+        t = 0.0
+        for w in range(NUM_WINDOWS):
+            c = (CODE[s[WIN_PTS[w, 0]]] + CODE[s[WIN_PTS[w, 1]]] + CODE[s[WIN_PTS[w, 2]]]
+                 + CODE[s[WIN_PTS[w, 3]]] + CODE[s[WIN_PTS[w, 4]]])
+            t += wtab[actor, c]
+        score += t
+    score += wts[7] * (K.ring_moves(s, 0, buf, 0, False) - K.ring_moves(s, 1, buf, 0, False))
+    if wts[8] != 0.0:
+        score += sign * wts[8]
+    if wts[9] != 0.0:
+        near = s[K.WIN_AT] - 1
+        score += wts[9] * ((1.0 if s[K.REMOVED] == near else 0.0) - (1.0 if s[K.REMOVED + 1] == near else 0.0))
+    return score if me == 0 else -score
+
+
+@njit
+def _tick(ctl, flags):
+    ctl[NODES] += 1
+    if ctl[NODES] & 511 == 0:
+        if flags[STOP] != 0:
+            ctl[ABORTED] = 1
+        elif ctl[MAY_STOP] != 0 and (flags[TIME_UP] != 0 or (ctl[NODE_LIMIT] > 0 and ctl[NODES] >= ctl[NODE_LIMIT])):
+            ctl[ABORTED] = 1
+
+
+@njit
+def _terminal_value(child, me, ply):
+    w = child[K.WINNER]
+    if w == K.DRAW:
+        return 0.0
+    return WIN - ply - 1 if w == me else -(WIN - ply - 1)
+
+
+@njit
+def search(st, ply, depth, alpha, beta, ext, midturn, extend, ctl, flags, moves, scores, hist, killers,
+           tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf):
+    """Value of ``st[ply]`` for its player to decide (see the module docstring)."""
+    _tick(ctl, flags)
+    if ctl[ABORTED] != 0:
+        return 0.0
+    s = st[ply]
+    me = s[K.ACTOR]
+    if (depth <= 0 and (not midturn or ext <= 0)) or ply >= MAX_PLY - 1:
+        return evaluate(s, me, wts, wtab, buf)
+    key = position_key(s, zob)
+    idx = np.int64(key & np.uint64(tt_key.shape[0] - 1))
+    tt_a = -1
+    if tt_key[idx] == key:
+        tt_a = tt_move[idx]
+        if tt_depth[idx] >= depth:
+            v = tt_val[idx]
+            f = tt_flag[idx]
+            if f == EXACT or (f == LOWER and v >= beta) or (f == UPPER and v <= alpha):
+                return v
+    horizon = depth <= 0
+    mv = moves[ply]
+    sc = scores[ply]
+    n = K.gen_actions(s, mv, False)
+    k0 = killers[ply, 0]
+    k1 = killers[ply, 1]
+    for i in range(n):
+        a = mv[i]
+        if a == tt_a:
+            sc[i] = 1 << 62
+        elif a == k0:
+            sc[i] = 1 << 61
+        elif a == k1:
+            sc[i] = 1 << 60
+        else:
+            sc[i] = hist[a]
+    alpha0 = alpha
+    best = -INF
+    best_a = -1
+    child = st[ply + 1]
+    for i in range(n):
+        # the best remaining action to the front (selection: a cut-off usually comes early)
+        j = i
+        for m in range(i + 1, n):
+            if sc[m] > sc[j]:
+                j = m
+        if j != i:
+            t = mv[i]
+            mv[i] = mv[j]
+            mv[j] = t
+            t2 = sc[i]
+            sc[i] = sc[j]
+            sc[j] = t2
+        a = mv[i]
+        child[:] = s
+        K.apply_action(child, a)
+        if child[K.WINNER] != K.ONGOING:
+            v = _terminal_value(child, me, ply)
+        else:
+            q = child[K.ACTOR]
+            if q == me:
+                if horizon:
+                    v = search(st, ply + 1, 0, alpha, beta, ext - 1, True, extend, ctl, flags, moves, scores, hist,
+                               killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
+                else:
+                    v = search(st, ply + 1, depth, alpha, beta, extend, True, extend, ctl, flags, moves, scores,
+                               hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
+            elif horizon or depth == 1:
+                _tick(ctl, flags)
+                v = -evaluate(child, q, wts, wtab, buf)
+            elif best_a >= 0 and beta - alpha > 1.0:
+                v = -search(st, ply + 1, depth - 1, -alpha - 1.0, -alpha, extend, False, extend, ctl, flags, moves,
+                            scores, hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
+                if alpha < v < beta:  # the child's array is intact: deeper plies write deeper rows
+                    v = -search(st, ply + 1, depth - 1, -beta, -alpha, extend, False, extend, ctl, flags, moves,
+                                scores, hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab,
+                                buf)
+            else:
+                v = -search(st, ply + 1, depth - 1, -beta, -alpha, extend, False, extend, ctl, flags, moves, scores,
+                            hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
+        if ctl[ABORTED] != 0:
+            return 0.0
+        if v > best:
+            best = v
+            best_a = a
+        if v > alpha:
+            alpha = v
+        if alpha >= beta:
+            hist[a] += (1 << min(depth, 20)) if depth > 0 else 1
+            if killers[ply, 0] != a:
+                killers[ply, 1] = killers[ply, 0]
+                killers[ply, 0] = a
+            break
+    flag = EXACT if alpha0 < best < beta else (LOWER if best >= beta else UPPER)
+    d = depth if not horizon else 0
+    if tt_key[idx] != key or tt_depth[idx] <= d:  # keep the deeper entry of the same position
+        tt_key[idx] = key
+        tt_val[idx] = best
+        tt_depth[idx] = d
+        tt_flag[idx] = flag
+        tt_move[idx] = best_a
+    return best
+
+
+@njit
+def search_root(st, actions, n, depth, out, extend, ctl, flags, moves, scores, hist, killers,
+                tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf):
+    """One iteration at ``depth``: the value of each root action (``out[i]``), in the given order.
+    Returns how many were searched before an abort (``n`` when the iteration completed)."""
+    s = st[0]
+    me = s[K.ACTOR]
+    alpha = -INF
+    beta = INF
+    child = st[1]
+    for i in range(n):
+        a = actions[i]
+        child[:] = s
+        K.apply_action(child, a)
+        if child[K.WINNER] != K.ONGOING:
+            w = child[K.WINNER]
+            v = 0.0 if w == K.DRAW else (WIN - 1.0 if w == me else -(WIN - 1.0))
+        elif child[K.ACTOR] == me:
+            v = search(st, 1, depth, alpha, beta, extend, True, extend, ctl, flags, moves, scores, hist, killers,
+                       tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
+        elif i > 0 and depth > 1:
+            v = -search(st, 1, depth - 1, -alpha - 1.0, -alpha, extend, False, extend, ctl, flags, moves, scores,
+                        hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
+            if v > alpha:
+                v = -search(st, 1, depth - 1, -beta, -alpha, extend, False, extend, ctl, flags, moves, scores,
+                            hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
+        else:
+            v = -search(st, 1, depth - 1, -beta, -alpha, extend, False, extend, ctl, flags, moves, scores,
+                        hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
+        if ctl[ABORTED] != 0:
+            return i
+        out[i] = v
+        if v > alpha:
+            alpha = v
+    return n
+
+
+@njit
+def principal_variation(s, first, out, limit, tt_key, tt_move, zob, legal):
+    """The moves ``first`` then the table's best moves from ``s`` (at most ``limit``) into ``out``; returns how many."""
+    w = s.copy()
+    out[0] = first
+    K.apply_action(w, first)
+    n = 1
+    while n < limit and w[K.WINNER] == K.ONGOING:
+        key = position_key(w, zob)
+        idx = np.int64(key & np.uint64(tt_key.shape[0] - 1))
+        if tt_key[idx] != key:
+            break
+        a = tt_move[idx]
+        m = K.gen_actions(w, legal, False)
+        found = False
+        for i in range(m):
+            if legal[i] == a:
+                found = True
+                break
+        if not found:
+            break
+        out[n] = a
+        n += 1
+        K.apply_action(w, a)
+    return n
+
+
+def weights_for(eval_name: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(weights, window tables)`` of a named evaluation of :mod:`..evaluation.yinsh` (``""``: today's)."""
+    from ..evaluation import yinsh as ev
+
+    if eval_name in ("", "hand", "default"):
+        w = ev.HAND_WEIGHTS
+    elif eval_name == "tuned":
+        w = ev.load_weights()["weights"]
+    else:
+        raise ValueError(f"unknown YINSH evaluation {eval_name!r}; known: hand, tuned")
+    wts = np.array([float(w[k]) for k in ev.FEATURES], dtype=np.float64)
+    wtab = np.stack([ev.window_table(0, w), ev.window_table(1, w)]).astype(np.float64)
+    return wts, wtab
+
+
+class Context:
+    """The preallocated arrays of one agent's searches (kept between its decisions: the
+    transposition table and history scores carry over). ``tt``: table entries (rounded down to a
+    power of two, at least 1,024; about 23 bytes each)."""
+
+    def __init__(self, eval_name: str = "", tt: int = 400_000, extend: int = 4):
+        self.wts, self.wtab = weights_for(eval_name)
+        size = 1 << max(10, int(tt).bit_length() - 1)
+        self.tt_key = np.zeros(size, dtype=np.uint64)
+        self.tt_val = np.zeros(size, dtype=np.float64)
+        self.tt_depth = np.zeros(size, dtype=np.int16)
+        self.tt_flag = np.zeros(size, dtype=np.int8)
+        self.tt_move = np.full(size, -1, dtype=np.int32)
+        self.zob = zobrist_table()
+        self.st = np.zeros((MAX_PLY + 1, K.SIZE), dtype=np.int32)
+        self.moves = np.zeros((MAX_PLY, MAX_LEGAL), dtype=np.int32)
+        self.scores = np.zeros((MAX_PLY, MAX_LEGAL), dtype=np.int64)
+        self.hist = np.zeros(NUM_ACTIONS, dtype=np.int64)
+        self.killers = np.full((MAX_PLY, 2), -1, dtype=np.int32)
+        self.buf = np.zeros(MAX_LEGAL, dtype=np.int32)
+        self.ctl = np.zeros(4, dtype=np.int64)
+        self.flags = np.zeros(2, dtype=np.int32)
+        self.extend = int(extend)
+
+    def new_search(self, s: np.ndarray) -> None:
+        """Start a search from the kernel array ``s``: counters and flags cleared, history aged."""
+        self.st[0] = s
+        self.ctl[:] = 0
+        self.flags[:] = 0
+        self.hist >>= 2
+        self.killers[:] = -1
+
+    def search_root(self, actions: np.ndarray, depth: int, out: np.ndarray) -> int:
+        """One iteration of :func:`search_root` over ``actions``; how many were searched."""
+        return int(search_root(self.st, actions, len(actions), depth, out, self.extend, self.ctl, self.flags,
+                               self.moves, self.scores, self.hist, self.killers, self.tt_key, self.tt_val,
+                               self.tt_depth, self.tt_flag, self.tt_move, self.zob, self.wts, self.wtab, self.buf))
+
+    def pv(self, first: int, limit: int = 12) -> list[int]:
+        """The principal variation from the root, starting with ``first``."""
+        out = np.zeros(limit, dtype=np.int32)
+        n = principal_variation(self.st[0].copy(), first, out, limit, self.tt_key, self.tt_move, self.zob,
+                                np.zeros(MAX_LEGAL, dtype=np.int32))
+        return [int(a) for a in out[:n]]
+
+    def evaluate(self, s: np.ndarray, me: int) -> float:
+        """The compiled evaluation of the kernel array ``s`` for player ``me`` (points)."""
+        return float(evaluate(s, me, self.wts, self.wtab, self.buf))
