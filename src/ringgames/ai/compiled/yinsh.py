@@ -132,33 +132,25 @@ def _terminal_value(child, me, ply):
     return WIN - ply - 1 if w == me else -(WIN - ply - 1)
 
 
+# frame fields of the explicit search stack (one frame per ply; numba's on-disk cache cannot hold
+# recursive functions, numba issue #6061, so the search keeps its own stack)
+F_DEPTH, F_EXT, F_MID, F_I, F_N, F_ME, F_BESTA, F_NEG, F_PVS, F_MOVE, F_IDX, F_TTA = range(12)
+NUM_F = 12
+G_ALPHA, G_BETA, G_ALPHA0, G_BEST = range(4)
+ENTER, NEXT, RETURN = 0, 1, 2
+
+
 @njit
-def search(st, ply, depth, alpha, beta, ext, midturn, extend, ctl, flags, moves, scores, hist, killers,
-           tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf):
-    """Value of ``st[ply]`` for its player to decide (see the module docstring)."""
-    _tick(ctl, flags)
-    if ctl[ABORTED] != 0:
-        return 0.0
-    s = st[ply]
-    me = s[K.ACTOR]
-    if (depth <= 0 and (not midturn or ext <= 0)) or ply >= MAX_PLY - 1:
-        return evaluate(s, me, wts, wtab, buf)
-    key = position_key(s, zob)
-    idx = np.int64(key & np.uint64(tt_key.shape[0] - 1))
-    tt_a = -1
-    if tt_key[idx] == key:
-        tt_a = tt_move[idx]
-        if tt_depth[idx] >= depth:
-            v = tt_val[idx]
-            f = tt_flag[idx]
-            if f == EXACT or (f == LOWER and v >= beta) or (f == UPPER and v <= alpha):
-                return v
-    horizon = depth <= 0
-    mv = moves[ply]
-    sc = scores[ply]
-    n = K.gen_actions(s, mv, False)
-    k0 = killers[ply, 0]
-    k1 = killers[ply, 1]
+def _push(fr, fv, ply, depth, alpha, beta, ext, mid):
+    fr[ply, F_DEPTH] = depth
+    fr[ply, F_EXT] = ext
+    fr[ply, F_MID] = mid
+    fv[ply, G_ALPHA] = alpha
+    fv[ply, G_BETA] = beta
+
+
+@njit
+def _order(s, mv, sc, n, tt_a, k0, k1, hist):
     for i in range(n):
         a = mv[i]
         if a == tt_a:
@@ -169,77 +161,183 @@ def search(st, ply, depth, alpha, beta, ext, midturn, extend, ctl, flags, moves,
             sc[i] = 1 << 60
         else:
             sc[i] = hist[a]
-    alpha0 = alpha
-    best = -INF
-    best_a = -1
-    child = st[ply + 1]
-    for i in range(n):
-        # the best remaining action to the front (selection: a cut-off usually comes early)
-        j = i
-        for m in range(i + 1, n):
-            if sc[m] > sc[j]:
-                j = m
-        if j != i:
-            t = mv[i]
-            mv[i] = mv[j]
-            mv[j] = t
-            t2 = sc[i]
-            sc[i] = sc[j]
-            sc[j] = t2
-        a = mv[i]
-        child[:] = s
-        K.apply_action(child, a)
-        if child[K.WINNER] != K.ONGOING:
-            v = _terminal_value(child, me, ply)
-        else:
-            q = child[K.ACTOR]
-            if q == me:
-                if horizon:
-                    v = search(st, ply + 1, 0, alpha, beta, ext - 1, True, extend, ctl, flags, moves, scores, hist,
-                               killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
-                else:
-                    v = search(st, ply + 1, depth, alpha, beta, extend, True, extend, ctl, flags, moves, scores,
-                               hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
-            elif horizon or depth == 1:
-                _tick(ctl, flags)
-                v = -evaluate(child, q, wts, wtab, buf)
-            elif best_a >= 0 and beta - alpha > 1.0:
-                v = -search(st, ply + 1, depth - 1, -alpha - 1.0, -alpha, extend, False, extend, ctl, flags, moves,
-                            scores, hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
-                if alpha < v < beta:  # the child's array is intact: deeper plies write deeper rows
-                    v = -search(st, ply + 1, depth - 1, -beta, -alpha, extend, False, extend, ctl, flags, moves,
-                                scores, hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab,
-                                buf)
-            else:
-                v = -search(st, ply + 1, depth - 1, -beta, -alpha, extend, False, extend, ctl, flags, moves, scores,
-                            hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
-        if ctl[ABORTED] != 0:
-            return 0.0
-        if v > best:
-            best = v
-            best_a = a
-        if v > alpha:
-            alpha = v
-        if alpha >= beta:
-            hist[a] += (1 << min(depth, 20)) if depth > 0 else 1
-            if killers[ply, 0] != a:
-                killers[ply, 1] = killers[ply, 0]
-                killers[ply, 0] = a
-            break
+
+
+@njit
+def _pick(mv, sc, i, n):
+    """Move the best remaining action to index i (selection: a cut-off usually comes early)."""
+    j = i
+    for m in range(i + 1, n):
+        if sc[m] > sc[j]:
+            j = m
+    if j != i:
+        t = mv[i]
+        mv[i] = mv[j]
+        mv[j] = t
+        t2 = sc[i]
+        sc[i] = sc[j]
+        sc[j] = t2
+    return mv[i]
+
+
+@njit
+def _update(fr, fv, ply, a, v, hist, killers):
+    """Take a child's value into the node at ``ply``; True on a cut-off."""
+    if v > fv[ply, G_BEST]:
+        fv[ply, G_BEST] = v
+        fr[ply, F_BESTA] = a
+    if v > fv[ply, G_ALPHA]:
+        fv[ply, G_ALPHA] = v
+    if fv[ply, G_ALPHA] >= fv[ply, G_BETA]:
+        depth = fr[ply, F_DEPTH]
+        hist[a] += (1 << min(depth, 20)) if depth > 0 else 1
+        if killers[ply, 0] != a:
+            killers[ply, 1] = killers[ply, 0]
+            killers[ply, 0] = a
+        return True
+    return False
+
+
+@njit
+def _store(fr, fv, keys, ply, tt_key, tt_val, tt_depth, tt_flag, tt_move):
+    best = fv[ply, G_BEST]
+    alpha0 = fv[ply, G_ALPHA0]
+    beta = fv[ply, G_BETA]
     flag = EXACT if alpha0 < best < beta else (LOWER if best >= beta else UPPER)
-    d = depth if not horizon else 0
+    d = max(fr[ply, F_DEPTH], 0)
+    idx = fr[ply, F_IDX]
+    key = keys[ply]
     if tt_key[idx] != key or tt_depth[idx] <= d:  # keep the deeper entry of the same position
         tt_key[idx] = key
         tt_val[idx] = best
         tt_depth[idx] = d
         tt_flag[idx] = flag
-        tt_move[idx] = best_a
-    return best
+        tt_move[idx] = fr[ply, F_BESTA]
+
+
+@njit
+def search(st, base, depth, alpha, beta, ext, midturn, extend, ctl, flags, moves, scores, hist, killers,
+           tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf, fr, fv, keys):
+    """Value of ``st[base]`` for its player to decide (see the module docstring).
+
+    Negamax over changes of the player to move, with an explicit stack: frame ``ply`` (``fr``, ``fv``,
+    ``keys``) is the node whose position is ``st[ply]``. Below the horizon (``depth <= 0``) only a turn
+    in progress (``midturn``: the last decision was by the same player) is searched on, for at most
+    ``ext`` more decisions; otherwise the position is evaluated."""
+    _push(fr, fv, base, depth, alpha, beta, ext, midturn)
+    sp = base
+    mode = ENTER
+    ret = 0.0
+    while True:
+        ply = sp
+        if mode == ENTER:
+            _tick(ctl, flags)
+            if ctl[ABORTED] != 0:
+                return 0.0
+            s = st[ply]
+            me = s[K.ACTOR]
+            d = fr[ply, F_DEPTH]
+            if (d <= 0 and (fr[ply, F_MID] == 0 or fr[ply, F_EXT] <= 0)) or ply >= MAX_PLY - 1:
+                ret = evaluate(s, me, wts, wtab, buf)
+                mode = RETURN
+                continue
+            key = position_key(s, zob)
+            idx = np.int64(key & np.uint64(tt_key.shape[0] - 1))
+            tt_a = -1
+            if tt_key[idx] == key:
+                tt_a = tt_move[idx]
+                if tt_depth[idx] >= d:
+                    v = tt_val[idx]
+                    f = tt_flag[idx]
+                    if f == EXACT or (f == LOWER and v >= fv[ply, G_BETA]) or (f == UPPER and v <= fv[ply, G_ALPHA]):
+                        ret = v
+                        mode = RETURN
+                        continue
+            keys[ply] = key
+            fr[ply, F_IDX] = idx
+            fr[ply, F_ME] = me
+            fr[ply, F_I] = 0
+            fr[ply, F_BESTA] = -1
+            fv[ply, G_ALPHA0] = fv[ply, G_ALPHA]
+            fv[ply, G_BEST] = -INF
+            n = K.gen_actions(s, moves[ply], False)
+            fr[ply, F_N] = n
+            _order(s, moves[ply], scores[ply], n, tt_a, killers[ply, 0], killers[ply, 1], hist)
+            mode = NEXT
+        elif mode == NEXT:
+            i = fr[ply, F_I]
+            if i >= fr[ply, F_N]:
+                _store(fr, fv, keys, ply, tt_key, tt_val, tt_depth, tt_flag, tt_move)
+                ret = fv[ply, G_BEST]
+                mode = RETURN
+                continue
+            a = _pick(moves[ply], scores[ply], i, fr[ply, F_N])
+            fr[ply, F_I] = i + 1
+            fr[ply, F_MOVE] = a
+            child = st[ply + 1]
+            child[:] = st[ply]
+            K.apply_action(child, a)
+            me = fr[ply, F_ME]
+            d = fr[ply, F_DEPTH]
+            horizon = d <= 0
+            al = fv[ply, G_ALPHA]
+            be = fv[ply, G_BETA]
+            if child[K.WINNER] != K.ONGOING:
+                v = _terminal_value(child, me, ply)
+            elif child[K.ACTOR] == me:  # the same player decides again: no depth used
+                fr[ply, F_NEG] = 0
+                fr[ply, F_PVS] = 0
+                if horizon:
+                    _push(fr, fv, ply + 1, 0, al, be, fr[ply, F_EXT] - 1, 1)
+                else:
+                    _push(fr, fv, ply + 1, d, al, be, extend, 1)
+                sp = ply + 1
+                mode = ENTER
+                continue
+            elif horizon or d == 1:  # a leaf: what the search at depth 0 would return
+                _tick(ctl, flags)
+                v = -evaluate(child, child[K.ACTOR], wts, wtab, buf)
+            else:
+                fr[ply, F_NEG] = 1
+                if fr[ply, F_BESTA] >= 0 and be - al > 1.0:  # principal variation search: a null window first
+                    fr[ply, F_PVS] = 1
+                    _push(fr, fv, ply + 1, d - 1, -al - 1.0, -al, extend, 0)
+                else:
+                    fr[ply, F_PVS] = 0
+                    _push(fr, fv, ply + 1, d - 1, -be, -al, extend, 0)
+                sp = ply + 1
+                mode = ENTER
+                continue
+            if _update(fr, fv, ply, a, v, hist, killers):
+                _store(fr, fv, keys, ply, tt_key, tt_val, tt_depth, tt_flag, tt_move)
+                ret = fv[ply, G_BEST]
+                mode = RETURN
+        else:  # RETURN: ``ret`` is the value of the node at ``ply`` for its player
+            if ply == base:
+                return ret
+            if ctl[ABORTED] != 0:
+                return 0.0
+            sp = ply - 1
+            parent = sp
+            v = -ret if fr[parent, F_NEG] != 0 else ret
+            if fr[parent, F_PVS] == 1 and fv[parent, G_ALPHA] < v < fv[parent, G_BETA]:
+                # may be better: search again with the full window (the child's array is intact)
+                fr[parent, F_PVS] = 2
+                _push(fr, fv, ply, fr[parent, F_DEPTH] - 1, -fv[parent, G_BETA], -fv[parent, G_ALPHA], extend, 0)
+                sp = ply
+                mode = ENTER
+                continue
+            if _update(fr, fv, parent, fr[parent, F_MOVE], v, hist, killers):
+                _store(fr, fv, keys, parent, tt_key, tt_val, tt_depth, tt_flag, tt_move)
+                ret = fv[parent, G_BEST]
+                mode = RETURN
+            else:
+                mode = NEXT
 
 
 @njit
 def search_root(st, actions, n, depth, out, extend, ctl, flags, moves, scores, hist, killers,
-                tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf):
+                tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf, fr, fv, keys):
     """One iteration at ``depth``: the value of each root action (``out[i]``), in the given order.
     Returns how many were searched before an abort (``n`` when the iteration completed)."""
     s = st[0]
@@ -255,17 +353,18 @@ def search_root(st, actions, n, depth, out, extend, ctl, flags, moves, scores, h
             w = child[K.WINNER]
             v = 0.0 if w == K.DRAW else (WIN - 1.0 if w == me else -(WIN - 1.0))
         elif child[K.ACTOR] == me:
-            v = search(st, 1, depth, alpha, beta, extend, True, extend, ctl, flags, moves, scores, hist, killers,
-                       tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
+            v = search(st, 1, depth, alpha, beta, extend, 1, extend, ctl, flags, moves, scores, hist, killers,
+                       tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf, fr, fv, keys)
         elif i > 0 and depth > 1:
-            v = -search(st, 1, depth - 1, -alpha - 1.0, -alpha, extend, False, extend, ctl, flags, moves, scores,
-                        hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
+            v = -search(st, 1, depth - 1, -alpha - 1.0, -alpha, extend, 0, extend, ctl, flags, moves, scores,
+                        hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf, fr, fv, keys)
             if v > alpha:
-                v = -search(st, 1, depth - 1, -beta, -alpha, extend, False, extend, ctl, flags, moves, scores,
-                            hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
+                v = -search(st, 1, depth - 1, -beta, -alpha, extend, 0, extend, ctl, flags, moves, scores,
+                            hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf, fr, fv,
+                            keys)
         else:
-            v = -search(st, 1, depth - 1, -beta, -alpha, extend, False, extend, ctl, flags, moves, scores,
-                        hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf)
+            v = -search(st, 1, depth - 1, -beta, -alpha, extend, 0, extend, ctl, flags, moves, scores,
+                        hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf, fr, fv, keys)
         if ctl[ABORTED] != 0:
             return i
         out[i] = v
@@ -338,6 +437,9 @@ class Context:
         self.buf = np.zeros(MAX_LEGAL, dtype=np.int32)
         self.ctl = np.zeros(4, dtype=np.int64)
         self.flags = np.zeros(2, dtype=np.int32)
+        self.fr = np.zeros((MAX_PLY + 1, NUM_F), dtype=np.int64)
+        self.fv = np.zeros((MAX_PLY + 1, 4), dtype=np.float64)
+        self.keys = np.zeros(MAX_PLY + 1, dtype=np.uint64)
         self.extend = int(extend)
 
     def new_search(self, s: np.ndarray) -> None:
@@ -352,7 +454,8 @@ class Context:
         """One iteration of :func:`search_root` over ``actions``; how many were searched."""
         return int(search_root(self.st, actions, len(actions), depth, out, self.extend, self.ctl, self.flags,
                                self.moves, self.scores, self.hist, self.killers, self.tt_key, self.tt_val,
-                               self.tt_depth, self.tt_flag, self.tt_move, self.zob, self.wts, self.wtab, self.buf))
+                               self.tt_depth, self.tt_flag, self.tt_move, self.zob, self.wts, self.wtab, self.buf,
+                               self.fr, self.fv, self.keys))
 
     def pv(self, first: int, limit: int = 12) -> list[int]:
         """The principal variation from the root, starting with ``first``."""
