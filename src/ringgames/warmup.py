@@ -1,4 +1,4 @@
-"""Compile (or load from numba's on-disk cache) the rules kernels before they are needed.
+"""Compile (or load from numba's on-disk cache) the rules kernels and compiled searches before they are needed.
 
 A kernel is compiled on its first call. In a server that first call would come from a
 player's move, inside the event loop, and stall every game for seconds after an install
@@ -42,6 +42,10 @@ def _exercise(game_name: str) -> None:
         played.apply_action(a)
     played.returns()
     played.position()
+    from .ai.compiled.agent import KERNELS, CompiledAlphaBetaAgent
+
+    if game_name in KERNELS:  # the compiled search of the computer players (levels 3-5)
+        CompiledAlphaBetaAgent(depth=2, seed=0, safe=0).analyse(game.new_initial_state())
 
 
 def warm_up(games: Iterable[str] | None = None) -> dict[str, float]:

@@ -141,7 +141,7 @@ class LevelAgent:
         if key not in self._agents:
             spec = spec_for(game_name, self.level, self.scale, players, baseline=self.baseline)
             if self.eval:
-                if parse_spec(spec)[0] != "alphabeta":
+                if parse_spec(spec)[0] not in ("alphabeta", "search"):
                     raise ValueError(f"eval= applies to the alpha-beta levels; level {self.level} of {game_name} is {spec}")
                 spec += f",eval={self.eval}"
             if self.seed is not None:

@@ -53,6 +53,9 @@ def test_bench_json_has_the_figures():
     assert row["search_seconds"] == 0.05
     assert row["mcts_iter_per_s"] > 0 and row["mcts_playout_iter_per_s"] > 0
     assert row["alphabeta_nodes_per_s"] > 0 and row["alphabeta_depth"] >= 1
+    # the compiled search: its nodes over the same time, and the ratio to the Python search's
+    assert row["search_depth"] >= row["alphabeta_depth"] and row["search_nodes"] > 0
+    assert row["search_speedup"] == round(row["search_nodes_per_s"] / row["alphabeta_nodes_per_s"], 2)
 
 
 def test_bench_search_speed_counts_iterations():
