@@ -20,7 +20,7 @@ import pytest
 
 from ringgames import load_game
 from ringgames.ai.agents import make_agent, parse_spec, with_seed
-from ringgames.ai.levels import BASELINES, LEVELS, LEVELS_MULTI, spec_for
+from ringgames.ai.levels import BASELINES, LEVELS, spec_for
 from ringgames.ai.match import play_game, summarise
 from ringgames.ai.tactics import winning_action
 
@@ -338,19 +338,26 @@ def test_real_engine_process_ends_after_a_game():
 
 # -- baselines ------------------------------------------------------------------------------
 
-def test_baselines_are_todays_levels():
-    for game in ("yinsh", "gyges", "rings"):
+def test_baselines_are_the_levels_before_issue_35():
+    frozen = {  # the levels as they were when issue 35 was filed: baseline:N must never change
+        "yinsh": ["greedy:eval=0", "greedy", "alphabeta:time=0.5", "alphabeta:time=2", "alphabeta:time=5"],
+        "gyges": ["greedy:eval=0", "greedy", "alphabeta:depth=2,time=1", "alphabeta:time=1.6,min=2",
+                  "alphabeta:time=5,min=2"],
+        "rings": ["greedy:eval=0", "greedy", "alphabeta:time=0.5,min=2", "alphabeta:time=2,min=2",
+                  "alphabeta:time=5,min=2"],
+    }
+    for game, specs in frozen.items():
         for n in range(1, 6):
-            assert spec_for(game, n, baseline=True) == LEVELS[game][n] == BASELINES[game][n]
-            assert spec_for(game, n, 0.5, baseline=True) == spec_for(game, n, 0.5)
-    assert spec_for("rings", 5, players=3, baseline=True) == LEVELS_MULTI["rings"][5]
+            assert spec_for(game, n, baseline=True) == BASELINES[game][n] == specs[n - 1]
+    assert spec_for("yinsh", 5, 0.5, baseline=True) == "alphabeta:time=2.5"
+    assert spec_for("yinsh", 5, 0.5) == "search:time=2.5"  # today's level 5 has moved on
+    assert spec_for("rings", 5, players=3, baseline=True) == "mcts:time=5,rollout=0"
     b = make_agent("baseline:5,scale=0.1,seed=2")
     assert b.name == "baseline:5"
     inner = b.agent_for("yinsh")
-    assert inner.time_limit == pytest.approx(0.5)
+    assert inner.time_limit == pytest.approx(0.5) and inner.name == "alphabeta"
     with pytest.raises(ValueError):
         make_agent("baseline:6")
-    # the baseline tables are copies: a future change of the levels leaves them alone
     assert BASELINES["yinsh"] is not LEVELS["yinsh"]
 
 

@@ -27,9 +27,11 @@ multiplies every time budget (``level:5,scale=0.1`` for quick tests; reports
 must say so). A game without its own table uses ``DEFAULT``.
 
 >>> LEVELS["yinsh"][5]
-'alphabeta:time=5'
+'search:time=5'
 >>> spec_for("yinsh", 4, scale=0.5)
-'alphabeta:time=1'
+'search:time=1'
+>>> BASELINES["yinsh"][5]
+'alphabeta:time=5'
 """
 
 from __future__ import annotations
@@ -49,12 +51,14 @@ DEFAULT = {
 }
 
 LEVELS: dict[str, dict[int, str]] = {
+    # YINSH: the compiled search (ai/compiled: the tree in numba, 6-15x the nodes/s of the Python
+    # alpha-beta of baseline:N, about two turns deeper in the same time; docs/ai.md)
     "yinsh": {
         1: "greedy:eval=0",
         2: "greedy",
-        3: "alphabeta:time=0.5",
-        4: "alphabeta:time=2",
-        5: "alphabeta:time=5",
+        3: "search:time=0.5",
+        4: "search:time=2",
+        5: "search:time=5",
     },
     # Gygès: depth 2 must complete (a cut-off depth 2 played worse than greedy in our
     # trials), so level 3 is depth-limited with a time cap (typically 0.5–1 s). Level 4's
@@ -93,9 +97,20 @@ LEVELS_MULTI: dict[str, dict[int, str]] = {
 
 #: The levels as of issue #35 (before any stronger play), frozen: ``baseline:N``. Never edit these
 #: tables; a new definition of the levels goes into LEVELS / LEVELS_MULTI / DEFAULT only.
-BASELINE_DEFAULT: dict[int, str] = dict(DEFAULT)
-BASELINES: dict[str, dict[int, str]] = {g: dict(t) for g, t in LEVELS.items()}
-BASELINES_MULTI: dict[str, dict[int, str]] = {g: dict(t) for g, t in LEVELS_MULTI.items()}
+BASELINE_DEFAULT: dict[int, str] = {1: "greedy:eval=0", 2: "greedy", 3: "alphabeta:time=0.5", 4: "alphabeta:time=2",
+                                     5: "alphabeta:time=5"}
+BASELINES: dict[str, dict[int, str]] = {
+    "yinsh": {1: "greedy:eval=0", 2: "greedy", 3: "alphabeta:time=0.5", 4: "alphabeta:time=2",
+              5: "alphabeta:time=5"},
+    "gyges": {1: "greedy:eval=0", 2: "greedy", 3: "alphabeta:depth=2,time=1", 4: "alphabeta:time=1.6,min=2",
+              5: "alphabeta:time=5,min=2"},
+    "rings": {1: "greedy:eval=0", 2: "greedy", 3: "alphabeta:time=0.5,min=2", 4: "alphabeta:time=2,min=2",
+              5: "alphabeta:time=5,min=2"},
+}
+BASELINES_MULTI: dict[str, dict[int, str]] = {
+    "rings": {1: "greedy:eval=0", 2: "greedy", 3: "mcts:time=0.5,rollout=0", 4: "mcts:time=2,rollout=0",
+              5: "mcts:time=5,rollout=0"},
+}
 
 
 def _fmt(x: float) -> str:

@@ -56,17 +56,20 @@ def kernel_for(state: State) -> ModuleType | None:
 class CompiledAlphaBetaAgent(AlphaBetaAgent):
     """Alpha-beta with the tree in compiled code (``search:time=5``); see the module docstring."""
 
-    def __init__(self, *args: Any, **kwargs: Any):
+    def __init__(self, *args: Any, lmr: int = 0, **kwargs: Any):
         kwargs.setdefault("pvs", 1)
         super().__init__(*args, **kwargs)
+        if isinstance(lmr, bool) or not isinstance(lmr, int) or lmr < 0:
+            raise ValueError(f"search lmr must be 0 (off) or the index of the first reduced action, not {lmr!r}")
+        self.lmr = lmr
         self.name = "search"
         self._ctx: Any = None
         self._ctx_key: tuple | None = None
 
     def _context(self, kernel: ModuleType, state: State) -> Any:
-        key = (kernel.__name__, self.eval_name, self.tt_size, self.extend)
+        key = (kernel.__name__, self.eval_name, self.tt_size, self.extend, self.lmr)
         if self._ctx is None or self._ctx_key != key:
-            self._ctx = kernel.Context(self.eval_name, self.tt_size, self.extend)
+            self._ctx = kernel.Context(self.eval_name, self.tt_size, self.extend, self.lmr)
             self._ctx_key = key
         return self._ctx
 

@@ -34,8 +34,10 @@ NUM_ACTIONS = K.NUM_ACTIONS
 WIN = 1_000_000.0
 INF = 1e18
 EXACT, LOWER, UPPER = 0, 1, 2
-# ctl entries
-NODES, NODE_LIMIT, MAY_STOP, ABORTED = 0, 1, 2, 3
+# ctl entries: nodes searched, node limit (0: none), may stop (the depths up to ``min`` are done), aborted,
+# late move reductions: from the LMR-th action of a node (0: off), at depths of at least LMR_DEPTH
+NODES, NODE_LIMIT, MAY_STOP, ABORTED, LMR, LMR_DEPTH = 0, 1, 2, 3, 4, 5
+NUM_CTL = 6
 # flags entries (set from Python)
 TIME_UP, STOP = 0, 1
 # point contents 0..4 -> code: white marker 1, black marker 6, white ring 36, black ring 216
@@ -299,7 +301,11 @@ def search(st, base, depth, alpha, beta, ext, midturn, extend, ctl, flags, moves
                 v = -evaluate(child, child[K.ACTOR], wts, wtab, buf)
             else:
                 fr[ply, F_NEG] = 1
-                if fr[ply, F_BESTA] >= 0 and be - al > 1.0:  # principal variation search: a null window first
+                if ctl[LMR] > 0 and i >= ctl[LMR] and d >= ctl[LMR_DEPTH] and fr[ply, F_BESTA] >= 0:
+                    # a late move: a null window one turn shallower first, searched again if it may be better
+                    fr[ply, F_PVS] = 3
+                    _push(fr, fv, ply + 1, d - 2, -al - 1.0, -al, extend, 0)
+                elif fr[ply, F_BESTA] >= 0 and be - al > 1.0:  # principal variation search: a null window first
                     fr[ply, F_PVS] = 1
                     _push(fr, fv, ply + 1, d - 1, -al - 1.0, -al, extend, 0)
                 else:
@@ -320,6 +326,19 @@ def search(st, base, depth, alpha, beta, ext, midturn, extend, ctl, flags, moves
             sp = ply - 1
             parent = sp
             v = -ret if fr[parent, F_NEG] != 0 else ret
+            if fr[parent, F_PVS] == 3 and v > fv[parent, G_ALPHA]:
+                # a reduced late move that may be better: its full depth, with a null window where there is one
+                al = fv[parent, G_ALPHA]
+                be = fv[parent, G_BETA]
+                if be - al > 1.0:
+                    fr[parent, F_PVS] = 1
+                    _push(fr, fv, ply, fr[parent, F_DEPTH] - 1, -al - 1.0, -al, extend, 0)
+                else:
+                    fr[parent, F_PVS] = 2
+                    _push(fr, fv, ply, fr[parent, F_DEPTH] - 1, -be, -al, extend, 0)
+                sp = ply
+                mode = ENTER
+                continue
             if fr[parent, F_PVS] == 1 and fv[parent, G_ALPHA] < v < fv[parent, G_BETA]:
                 # may be better: search again with the full window (the child's array is intact)
                 fr[parent, F_PVS] = 2
@@ -420,7 +439,7 @@ class Context:
     transposition table and history scores carry over). ``tt``: table entries (rounded down to a
     power of two, at least 1,024; about 23 bytes each)."""
 
-    def __init__(self, eval_name: str = "", tt: int = 400_000, extend: int = 4):
+    def __init__(self, eval_name: str = "", tt: int = 400_000, extend: int = 4, lmr: int = 0, lmr_depth: int = 3):
         self.wts, self.wtab = weights_for(eval_name)
         size = 1 << max(10, int(tt).bit_length() - 1)
         self.tt_key = np.zeros(size, dtype=np.uint64)
@@ -435,17 +454,19 @@ class Context:
         self.hist = np.zeros(NUM_ACTIONS, dtype=np.int64)
         self.killers = np.full((MAX_PLY, 2), -1, dtype=np.int32)
         self.buf = np.zeros(MAX_LEGAL, dtype=np.int32)
-        self.ctl = np.zeros(4, dtype=np.int64)
+        self.ctl = np.zeros(NUM_CTL, dtype=np.int64)
         self.flags = np.zeros(2, dtype=np.int32)
         self.fr = np.zeros((MAX_PLY + 1, NUM_F), dtype=np.int64)
         self.fv = np.zeros((MAX_PLY + 1, 4), dtype=np.float64)
         self.keys = np.zeros(MAX_PLY + 1, dtype=np.uint64)
         self.extend = int(extend)
+        self.lmr = (int(lmr), int(lmr_depth))
 
     def new_search(self, s: np.ndarray) -> None:
         """Start a search from the kernel array ``s``: counters and flags cleared, history aged."""
         self.st[0] = s
         self.ctl[:] = 0
+        self.ctl[LMR], self.ctl[LMR_DEPTH] = self.lmr
         self.flags[:] = 0
         self.hist >>= 2
         self.killers[:] = -1
