@@ -45,7 +45,7 @@ def _exercise(game_name: str) -> None:
     from .ai.compiled.agent import KERNELS, CompiledAlphaBetaAgent
 
     if game_name in KERNELS:  # the compiled search of the computer players (levels 3-5)
-        CompiledAlphaBetaAgent(depth=2, seed=0, safe=0).analyse(game.new_initial_state())
+        CompiledAlphaBetaAgent(depth=2, seed=0, safe=0).analyse(load_game(game_name, players=2).new_initial_state())
 
 
 def warm_up(games: Iterable[str] | None = None) -> dict[str, float]:

@@ -73,12 +73,14 @@ LEVELS: dict[str, dict[int, str]] = {
         5: "alphabeta:time=5,min=2",
     },
     # RINGS: depth 2 takes 0.05–0.3 s in the middle game; at least depth 2 at every level.
+    # RINGS, two players: the compiled search too (about 70x the Python search's nodes/s, depth 4 instead
+    # of 2 in 1 s in the middle game); more players: MCTS (LEVELS_MULTI)
     "rings": {
         1: "greedy:eval=0",
         2: "greedy",
-        3: "alphabeta:time=0.5,min=2",
-        4: "alphabeta:time=2,min=2",
-        5: "alphabeta:time=5,min=2",
+        3: "search:time=0.5,min=2",
+        4: "search:time=2,min=2",
+        5: "search:time=5,min=2",
     },
 }
 

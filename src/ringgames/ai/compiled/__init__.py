@@ -1,6 +1,9 @@
 """Compiled searches: the search tree in numba over a game's rules kernel (issue #35).
 
 * :mod:`.agent` — :class:`~.agent.CompiledAlphaBetaAgent` (agent spec ``search:``): the root,
-  iterative deepening and time in Python, the tree in the game's kernel;
-* :mod:`.yinsh` — YINSH's compiled alpha-beta.
+  iterative deepening and time in Python, the tree compiled;
+* :mod:`.tree` — the compiled alpha-beta (explicit stack, transposition table, PVS, killers, history);
+* :mod:`.ops` — what differs between games, picked by a game number;
+* :mod:`.yinsh`, :mod:`.rings` — each game's position keys and evaluation (the values of
+  :mod:`ringgames.ai.evaluation`).
 """

@@ -4,7 +4,7 @@
 :class:`~ringgames.ai.alphabeta.AlphaBetaAgent` (``depth``, ``time``, ``min``, ``extend``, ``tt``,
 ``seed``, ``safe``, ``eval``; ``analyse()`` with time, depth and node limits, a stop event,
 ``info`` callbacks and excluded root actions), with the tree searched by the game's compiled
-kernel (:data:`KERNELS`) where it has one, else by the Python search it inherits.
+kernel (:mod:`.tree`; :data:`KERNELS`: YINSH and two-player RINGS) where it has one, else by the Python search it inherits.
 
 The compiled search runs without the GIL; a watcher thread tells it when time is up or a stop
 was asked for (a flag it reads every 512 nodes).
@@ -35,22 +35,17 @@ from ..tactics import safe_actions, winning_action
 __all__ = ["CompiledAlphaBetaAgent", "KERNELS", "kernel_for"]
 
 
-def _yinsh() -> ModuleType:
-    from . import yinsh
-
-    return yinsh
-
-
-#: Games with a compiled search: name -> loader of the kernel module.
-KERNELS: dict[str, Callable[[], ModuleType]] = {"yinsh": _yinsh}
+#: Games with a compiled search (two players; the others use the Python search).
+KERNELS: frozenset[str] = frozenset({"yinsh", "rings"})
 
 
 def kernel_for(state: State) -> ModuleType | None:
-    """The compiled search module for ``state``'s game (None: the Python search is used)."""
-    load = KERNELS.get(state.game.name)
-    if load is None or state.num_players != 2 or not hasattr(state, "s"):
+    """The compiled search (:mod:`.tree`) if ``state``'s game has one, else None (the Python search is used)."""
+    if state.game.name not in KERNELS or state.num_players != 2 or not hasattr(state, "s"):
         return None
-    return load()
+    from . import tree
+
+    return tree
 
 
 class CompiledAlphaBetaAgent(AlphaBetaAgent):
@@ -67,9 +62,9 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
         self._ctx_key: tuple | None = None
 
     def _context(self, kernel: ModuleType, state: State) -> Any:
-        key = (kernel.__name__, self.eval_name, self.tt_size, self.extend, self.lmr)
+        key = (state.game.name, self.eval_name, self.tt_size, self.extend, self.lmr)
         if self._ctx is None or self._ctx_key != key:
-            self._ctx = kernel.Context(self.eval_name, self.tt_size, self.extend, self.lmr)
+            self._ctx = kernel.Context(state.game.name, self.eval_name, self.tt_size, self.extend, self.lmr)
             self._ctx_key = key
         return self._ctx
 

@@ -1,4 +1,5 @@
-"""The compiled YINSH search (``search:``, issue #35): the same evaluation and values as the Python search, faster."""
+"""The compiled search (``search:``, issue #35) for YINSH and two-player RINGS: the same evaluations and values
+as the Python search, faster."""
 
 import random
 import threading
@@ -10,17 +11,17 @@ import pytest
 from ringgames import load_game
 from ringgames.ai.agents import make_agent
 from ringgames.ai.alphabeta import WIN, AlphaBetaAgent
-from ringgames.ai.compiled import yinsh as CY
+from ringgames.ai.compiled import tree
 from ringgames.ai.compiled.agent import CompiledAlphaBetaAgent
 from ringgames.ai.evaluation import yinsh as Y
 
 
-def _random_positions(count, seed, min_plies=0):
+def _random_positions(count, seed, min_plies=0, game="yinsh"):
     """Positions of seeded random games (every phase: placing, moves, rows, rings)."""
     rng = random.Random(seed)
     out = []
     while len(out) < count:
-        s = load_game("yinsh").new_initial_state()
+        s = load_game(game, players=2).new_initial_state()
         ply = 0
         while not s.is_terminal() and len(out) < count:
             if ply >= min_plies:
@@ -32,7 +33,7 @@ def _random_positions(count, seed, min_plies=0):
 
 @pytest.mark.parametrize("eval_name", ["", "tuned"])
 def test_the_compiled_evaluation_equals_the_python_one(eval_name):
-    ctx = CY.Context(eval_name, tt=1024)
+    ctx = tree.Context("yinsh", eval_name, tt=1024)
     evaluate = Y.evaluator(eval_name)[0]
     phases = set()
     positions = _random_positions(600, seed=7)
@@ -43,9 +44,9 @@ def test_the_compiled_evaluation_equals_the_python_one(eval_name):
     assert phases == {"place", "move", "row", "ring"}
 
 
-def _middle_game(seed, plies=24):
+def _middle_game(seed, plies=24, game="yinsh"):
     rng = random.Random(seed)
-    s = load_game("yinsh").new_initial_state()
+    s = load_game(game, players=2).new_initial_state()
     for _ in range(plies):
         s.apply_action(rng.choice(s.legal_actions()))
     return s
@@ -108,7 +109,7 @@ def test_a_winning_turn_is_found():
     # White (2 rings removed) has a row to take: taking it and then any ring wins
     s = load_game("yinsh").state_from_position(
         "B1b1/1w2b2/2bbb3/2b1wB3/bWbw1wbWb1/BBwb3w1/1bbw1b1bb1/bbwBwwwww/bbwbwwwW/6w/4 w row 2:0 w 0")
-    ctx = CY.Context("", tt=1024)
+    ctx = tree.Context("yinsh", "", tt=1024)
     ctx.new_search(s.s)
     rows = np.array(s.legal_actions(), dtype=np.int32)
     out = np.zeros(len(rows))
@@ -138,3 +139,46 @@ def test_a_game_on_levels_and_the_engine_protocol_use_it():
         a = agent.choose(s)
         assert a in s.legal_actions()
         s.apply_action(a)
+
+
+# -- RINGS, two players ------------------------------------------------------------------------------
+
+def test_the_compiled_rings_evaluation_equals_the_python_one():
+    from ringgames.ai.evaluation import rings as R
+
+    ctx = tree.Context("rings", "", tt=1024)
+    positions = _random_positions(400, seed=3, game="rings")
+    for s in positions:
+        me = s.current_player()
+        assert ctx.evaluate(s.s, me) == R.evaluate(s)[me], s.position()
+    assert any(R.evaluate(s)[0] != 0 for s in positions)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_rings_each_depth_gives_the_python_search_s_value(seed):
+    s = _middle_game(seed, 40 + 10 * seed, game="rings")
+    assert not s.is_terminal()
+    for depth in (1, 2):
+        py = AlphaBetaAgent(depth=depth, safe=0, seed=0).analyse(s.clone())
+        c = CompiledAlphaBetaAgent(depth=depth, safe=0, seed=0).analyse(s.clone())
+        assert c["value"] == py["value"], (seed, depth)
+        assert c["depth"] == depth and c["nodes"] > 0
+
+
+def test_rings_with_more_players_uses_the_python_search():
+    s = load_game("rings", players=3).new_initial_state()
+    agent = CompiledAlphaBetaAgent(depth=1, seed=0)
+    r = agent.analyse(s.clone())
+    assert r["action"] in s.legal_actions() and agent._ctx is None  # no compiled context was made
+
+
+def test_rings_games_to_the_end_on_the_compiled_search():
+    s = load_game("rings", players=2).new_initial_state()
+    a, b = make_agent("search:depth=2,seed=1"), make_agent("search:depth=1,seed=2")
+    n = 0
+    while not s.is_terminal() and n < 600:
+        act = (a if s.current_player() == 0 else b).choose(s)
+        assert act in s.legal_actions()
+        s.apply_action(act)
+        n += 1
+    assert s.is_terminal()
