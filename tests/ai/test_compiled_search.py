@@ -4,6 +4,7 @@ as the Python search, faster."""
 import random
 import threading
 import time
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -182,3 +183,30 @@ def test_rings_games_to_the_end_on_the_compiled_search():
         s.apply_action(act)
         n += 1
     assert s.is_terminal()
+
+
+def test_a_yinsh_turn_with_a_row_and_a_ring_costs_one_search():
+    # the search of the move also chose its row and ring (searched inside the move's tree): playing them needs
+    # no new search, so the turn is one time budget, not three
+    found = 0
+    for seed in range(40):
+        s = _middle_game(seed, 40)
+        if s.is_terminal() or s.phase != "move":
+            continue
+        agent = CompiledAlphaBetaAgent(depth=2, safe=0, seed=0)
+        me = s.current_player()
+        a = agent.choose(s)
+        s.apply_action(a)
+        if s.is_terminal() or s.current_player() != me:
+            continue
+        found += 1
+        pv = agent.last["pv"]
+        with mock.patch.object(agent, "analyse", wraps=agent.analyse) as spy:
+            b = agent.choose(s)
+            assert b == pv[1] and spy.call_count == 0  # the row from the move's search, no search
+            s.apply_action(b)
+            if not s.is_terminal() and s.current_player() == me and len(pv) > 2:
+                assert agent.choose(s) == pv[2] and spy.call_count == 0  # and the ring
+        if found >= 2:
+            break
+    assert found >= 2

@@ -60,6 +60,29 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
         self.name = "search"
         self._ctx: Any = None
         self._ctx_key: tuple | None = None
+        self._plan: dict[str, int] = {}  # position -> the rest of the turn the last search chose
+
+    def choose(self, state: State) -> int:
+        """The action to play: the rest of a turn the previous search already chose (a YINSH row and ring after
+        the move, RINGS conversions: searched inside the move's tree, so that a turn costs one budget), else a
+        search."""
+        planned = self._plan.get(state.position()) if self._plan else None
+        if planned is not None and planned in state.legal_actions():
+            return planned
+        return super().choose(state)
+
+    def _turn_plan(self, state: State, pv: list[int]) -> dict[str, int]:
+        """The decisions of the same player that follow the first in ``pv``, by the position they are taken in."""
+        plan: dict[str, int] = {}
+        me = state.current_player()
+        w = state.clone()
+        w.apply_action(pv[0])
+        for a in pv[1:]:
+            if w.is_terminal() or w.current_player() != me or a not in w.legal_actions():
+                break
+            plan[w.position()] = a
+            w.apply_action(a)
+        return plan
 
     def _context(self, kernel: ModuleType, state: State) -> Any:
         key = (state.game.name, self.eval_name, self.tt_size, self.extend, self.lmr)
@@ -77,6 +100,7 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
                                    exclude=exclude)
         if state.is_terminal():
             raise ValueError("the game is over")
+        self._plan = {}
         _, scale = get_evaluator(state.game.name, self.eval_name)
         time_limit = self.time_limit if time_limit is None else time_limit
         if time_limit is not None and math.isinf(time_limit):
@@ -154,6 +178,8 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
                 watcher.join()
         self.nodes = int(ctl[kernel.NODES])
         result["pv"] = ctx.pv(result["action"])
+        if result["depth"] >= 1 and result["pv"][0] == result["action"]:
+            self._plan = self._turn_plan(state, result["pv"])
         result["nodes"] = self.nodes
         result["seconds"] = time.perf_counter() - start
         v = result["value"]
