@@ -74,11 +74,14 @@ def test_bad_input(c):
     r = c.post("/api/puzzles/zzzz0000/attempt", json={"actions": ["e5-e6"]})
     assert r.status_code == 404 and r.json()["error"] == "unknown_puzzle"
     assert c.post("/api/puzzles/BAD!/attempt", json={"actions": ["a"]}).status_code in (400, 404)
-    for body in ({}, {"actions": []}, {"actions": ["a"] * 5}, {"actions": ["x" * 81]}, {"actions": [3]},
+    for body in ({}, {"actions": []}, {"actions": ["a"] * 5}, {"actions": ["x" * 101]}, {"actions": [3]},
                  {"actions": ["a1"], "extra": 1}):
         r = c.post(f"/api/puzzles/{pid}/attempt", json=body)
         assert r.status_code == 400, (body, r.text)
     r = c.post(f"/api/puzzles/{pid}/attempt", json={"actions": ["k11-a1"]})
+    assert r.status_code == 400 and r.json()["error"] == "bad_move" and len(r.json()["message"]) <= 300
+    # 100 characters is the action length of docs/security.md: read (and refused) as a move, not by the model
+    r = c.post(f"/api/puzzles/{pid}/attempt", json={"actions": ["x" * 100]})
     assert r.status_code == 400 and r.json()["error"] == "bad_move" and len(r.json()["message"]) <= 300
     r = c.post(f"/api/puzzles/{pid}/attempt", json={"actions": ["a2-a3", "a3-a4"]})
     assert r.status_code == 400 and "decided after 1 move" in r.json()["message"]

@@ -54,7 +54,7 @@ def shipped() -> dict[str, pz.Puzzle]:
 class AttemptIn(BaseModel):
     model_config = STRICT
 
-    actions: list[Annotated[str, Field(min_length=1, max_length=80)]] = Field(
+    actions: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(  # the action length of docs/security.md
         ..., min_length=1, max_length=MAX_MOVES,
         description="the player's decisions in notation, from the puzzle's position (a two-move Gygès puzzle: the "
                     "first move, then both moves; the defence in between is the server's and not sent)")
