@@ -128,7 +128,7 @@ def test_specs_and_levels():
     assert parse_spec("level:4") == ("level", {"value": 4})
     assert with_seed("greedy", 5) == "greedy:seed=5" and with_seed("mcts:seed=1", 5) == "mcts:seed=1"
     assert spec_for("yinsh", 5) == LEVELS["yinsh"][5]
-    assert spec_for("yinsh", 3, scale=0.1) == "search:time=0.05"
+    assert spec_for("yinsh", 3, scale=0.1) == "search:time=0.08"
     assert spec_for("yinsh", 3, scale=0.1, baseline=True) == "alphabeta:time=0.05"
     assert set(LEVELS["yinsh"]) == {1, 2, 3, 4, 5}
     lv = LevelAgent(value=2)

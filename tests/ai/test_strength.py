@@ -54,14 +54,14 @@ def test_ledger_table_sums_seeds_and_marks_targets(tmp_path):
 
 def test_ledger_table_marks_rows_that_are_not_todays_levels():
     recs = [{"game": "yinsh", "level": 3, "opponent": "random", "a": a, "b": "random", "seed": 0, "index": 0,
-             "score": 1.0, "engine": "kernel"} for a in ("search:time=0.5", "alphabeta:time=0.5")]
+             "score": 1.0, "engine": "kernel"} for a in ("search:time=0.8", "alphabeta:time=0.5")]
     from ringgames.ai.strength import current_pairings
 
     cur = current_pairings(["yinsh"])
-    assert ("yinsh", 3, "search:time=0.5", "random") in cur
+    assert ("yinsh", 3, "search:time=0.8", "random") in cur
     rows = {line.split("|")[3].strip(): line for line in ledger_table(recs, current=cur).splitlines()
             if line.startswith("| yinsh ")}
-    assert "not today's level" not in rows["`search:time=0.5`"]
+    assert "not today's level" not in rows["`search:time=0.8`"]
     assert "met (interval reaches below); not today's level" in rows["`alphabeta:time=0.5`"]
 
 

@@ -38,7 +38,7 @@ def position_key(s, zob):
     h ^= zob[base + 13 + min(s[K.PLACED], 10)]
     h ^= zob[base + 24 + s[K.REMOVED]]
     h ^= zob[base + 30 + s[K.REMOVED + 1]]
-    if s[K.PHASE] == K.PH_ROW:  # which rows are pending (candidate windows) matters only then
+    if s[K.PHASE] == K.PH_ROW or s[K.PHASE] == K.PH_RING:  # pending rows (candidate windows) matter only then
         for k in range(2 * K.PEND_WORDS):
             bits = s[K.PEND + k]
             j = 0
