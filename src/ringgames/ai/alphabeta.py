@@ -274,29 +274,9 @@ class AlphaBetaAgent:
         self._limited = self.deadline is not None or self.node_limit is not None or stop is not None
         self.nodes = 0
         me = self._root
-        actions = self._actions(state)
-        if exclude:
-            actions = [a for a in actions if a not in set(exclude)]
-            if not actions:
-                raise ValueError("every legal action is excluded")
-        result: dict[str, Any] = {"action": actions[0], "value": 0.0, "depth": 0, "pv": [actions[0]]}
-        if len(actions) == 1:
-            result.update(nodes=0, win_probability=0.5, seconds=0.0)
+        actions, result, done = self._root_actions(state, exclude, start)
+        if done:
             return result
-        win = winning_action(state)
-        if win is not None and win not in exclude:
-            result.update(action=win, value=WIN - 1, pv=[win], depth=1, nodes=0, win_probability=1.0,
-                          seconds=time.perf_counter() - start)
-            self.last = result
-            return result
-        if self.safe:
-            actions = safe_actions(state, actions)
-            if len(actions) == 1:
-                result.update(action=actions[0], pv=actions[:1], nodes=0, win_probability=0.5,
-                              seconds=time.perf_counter() - start)
-                self.last = result
-                return result
-        self.rng.shuffle(actions)
         scores: dict[int, float] = {}
         order = actions
         for depth in range(1, max_depth + 1):
@@ -348,12 +328,44 @@ class AlphaBetaAgent:
                     and time.perf_counter() - start > 0.45 * time_limit):
                 break  # the next iteration would not finish
         result["pv"] = self._pv(state, result["action"])
+        return self._finish(result, start, scale)
+
+    def _finish(self, result: dict[str, Any], start: float, scale: float) -> dict[str, Any]:
+        """The result with its nodes, seconds and win probability (``scale``: the evaluation's), kept as ``last``."""
         result["nodes"] = self.nodes
         result["seconds"] = time.perf_counter() - start
         v = result["value"]
         result["win_probability"] = 1.0 if v >= WIN - 1000 else 0.0 if v <= -WIN + 1000 else win_probability(v, scale)
         self.last = result
         return result
+
+    def _root_actions(self, state: State, exclude: Collection[int], start: float) -> tuple[list[int], dict[str, Any], bool]:
+        """The root actions to search (shuffled) and the result so far; ``done``: the result needs no search (one
+        action, a win within the turn, or one action that does not hand the opponent a win)."""
+        actions = self._actions(state)
+        if exclude:
+            actions = [a for a in actions if a not in set(exclude)]
+            if not actions:
+                raise ValueError("every legal action is excluded")
+        result: dict[str, Any] = {"action": actions[0], "value": 0.0, "depth": 0, "pv": [actions[0]]}
+        if len(actions) == 1:
+            result.update(nodes=0, win_probability=0.5, seconds=0.0)
+            return actions, result, True
+        win = winning_action(state)
+        if win is not None and win not in exclude:
+            result.update(action=win, value=WIN - 1, pv=[win], depth=1, nodes=0, win_probability=1.0,
+                          seconds=time.perf_counter() - start)
+            self.last = result
+            return actions, result, True
+        if self.safe:
+            actions = safe_actions(state, actions)
+            if len(actions) == 1:
+                result.update(action=actions[0], pv=actions[:1], nodes=0, win_probability=0.5,
+                              seconds=time.perf_counter() - start)
+                self.last = result
+                return actions, result, True
+        self.rng.shuffle(actions)
+        return actions, result, False
 
     def _pv(self, state: State, first: int, limit: int = 12) -> list[int]:
         pv = [first]

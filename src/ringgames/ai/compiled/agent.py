@@ -29,8 +29,7 @@ import numpy as np
 
 from ...protocol import State
 from ..alphabeta import WIN, AlphaBetaAgent
-from ..evaluation import get_evaluator, win_probability
-from ..tactics import safe_actions, winning_action
+from ..evaluation import get_evaluator
 
 __all__ = ["CompiledAlphaBetaAgent", "KERNELS", "kernel_for"]
 
@@ -107,39 +106,19 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
             time_limit = None
         max_depth = self.max_depth if max_depth is None else max_depth
         start = time.perf_counter()
-        actions = self._actions(state)
-        if exclude:
-            actions = [a for a in actions if a not in set(exclude)]
-            if not actions:
-                raise ValueError("every legal action is excluded")
-        result: dict[str, Any] = {"action": actions[0], "value": 0.0, "depth": 0, "pv": [actions[0]]}
-        if len(actions) == 1:
-            result.update(nodes=0, win_probability=0.5, seconds=0.0)
+        actions, result, done = self._root_actions(state, exclude, start)
+        if done:
             return result
-        win = winning_action(state)
-        if win is not None and win not in exclude:
-            result.update(action=win, value=WIN - 1, pv=[win], depth=1, nodes=0, win_probability=1.0,
-                          seconds=time.perf_counter() - start)
-            self.last = result
-            return result
-        if self.safe:
-            actions = safe_actions(state, actions)
-            if len(actions) == 1:
-                result.update(action=actions[0], pv=actions[:1], nodes=0, win_probability=0.5,
-                              seconds=time.perf_counter() - start)
-                self.last = result
-                return result
-        self.rng.shuffle(actions)
         ctx = self._context(kernel, state)
         ctx.new_search(cast(Any, state).s)  # a kernel state: its array (read only)
         ctl = ctx.ctl
         ctl[kernel.NODE_LIMIT] = 0 if nodes is None else max(1, int(nodes))
         flags = ctx.flags
-        done = threading.Event()
+        finished = threading.Event()
         deadline = None if time_limit is None else start + time_limit
         watcher = None
         if deadline is not None or stop is not None:
-            watcher = threading.Thread(target=_watch, args=(flags, kernel, deadline, stop, done), daemon=True)
+            watcher = threading.Thread(target=_watch, args=(flags, kernel, deadline, stop, finished), daemon=True)
             watcher.start()
         order = np.array(actions, dtype=np.int32)
         out = np.zeros(len(actions), dtype=np.float64)
@@ -173,19 +152,14 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
                         and time.perf_counter() - start > 0.45 * time_limit):
                     break  # the next iteration would not finish
         finally:
-            done.set()
+            finished.set()
             if watcher is not None:
                 watcher.join()
         self.nodes = int(ctl[kernel.NODES])
         result["pv"] = ctx.pv(result["action"])
         if result["depth"] >= 1 and result["pv"][0] == result["action"]:
             self._plan = self._turn_plan(state, result["pv"])
-        result["nodes"] = self.nodes
-        result["seconds"] = time.perf_counter() - start
-        v = result["value"]
-        result["win_probability"] = 1.0 if v >= WIN - 1000 else 0.0 if v <= -WIN + 1000 else win_probability(v, scale)
-        self.last = result
-        return result
+        return self._finish(result, start, scale)
 
 
 def _watch(flags: np.ndarray, kernel: ModuleType, deadline: float | None, stop: threading.Event | None,
