@@ -48,6 +48,7 @@ from .computer import (
     lane_for,
     worker_init,
 )
+from .computer import deep_workers as default_deep
 from .db import ChatRow, ClockSite, GamePlayerRow, GameRow, MoveRow, make_engine, migrate, sessions
 from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
 from .fanout import make_fanout
@@ -221,7 +222,7 @@ class Hub:
         ``run_computers``): flag games whose clock ran out and beat the site's heartbeat every
         ``clock_heartbeat`` seconds (see ``docs/time-controls.md``); off for tools such as ``ringgames import``.
         Computer moves (``server/computer.py``): ``ai_workers`` processes for quick decisions, ``deep_workers``
-        (default half of them, at least one) for levels 4–5, one for computer-only games; with ``computer_queue``
+        (default half of them, at least one, fewer than the cores) for levels 4–5, one for computer-only games; with ``computer_queue``
         they are jobs in the Redis at ``redis_url`` instead, run by ``ringgames worker`` processes (``server/jobs.py``).
         ``redis_url``: several server processes share the database; every change is published to the others
         through Redis (``fanout.py``, ``docs/deploy.md``); None: this process is the only one."""
@@ -254,7 +255,7 @@ class Hub:
         if computer_queue and not redis_url:
             raise ValueError("computer_queue needs redis_url: the queue lives in Redis")
         self.computer_queue = computer_queue
-        self.computers: ComputerPlayers = Computers(quick=ai_workers, deep=deep_workers or max(1, ai_workers // 2), bot=1)
+        self.computers: ComputerPlayers = Computers(quick=ai_workers, deep=deep_workers or default_deep(ai_workers), bot=1)
         self._stopping = False
         self.ai_delay = ai_delay
         self.warmup_seconds: dict[str, float] = {}  # per game, measured by start()
