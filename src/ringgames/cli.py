@@ -758,7 +758,7 @@ def engine(game_name, variant, players, level, seed):
                    "the client address (X-Forwarded-For, which rate limits count by) and scheme (X-Forwarded-Proto, "
                    "which makes the seat cookie Secure). Default: none.")
 @click.option("--ai-deep-workers", default=None, type=int,
-              help="Processes for levels 4–5 of games with a person (default: half of --ai-workers, at least one); "
+              help="Processes for levels 4–5 of games with a person (default: half of --ai-workers, at least one, fewer than the cores); "
                    "short decisions never wait behind them (docs/architecture.md, computer moves).")
 @click.option("--redis", "redis_url", default=None, metavar="URL",
               help="redis://host:port/db: this process is one of several on the same --db (PostgreSQL), on this machine or "
