@@ -656,6 +656,11 @@ def bench(game, as_json, seconds, startup, search_seconds, batch, batch_size, re
 
 
 #: The play site's packages (the ``server`` extra), as (import names, distribution): any one name will do.
+#: ``serve --workers N``: seconds a worker may leave uvicorn's health check unanswered before the supervisor kills and
+#: replaces it (uvicorn's default, 5 s, killed workers -- and their players' WebSockets -- that a busy machine had left
+#: without CPU for a few seconds)
+WORKER_HEALTHCHECK_SECONDS = 30
+
 SERVER_PACKAGES = (
     (("fastapi",), "fastapi"),
     (("uvicorn",), "uvicorn"),
@@ -761,7 +766,7 @@ def engine(game_name, variant, players, level, seed):
                    "the client address (X-Forwarded-For, which rate limits count by) and scheme (X-Forwarded-Proto, "
                    "which makes the seat cookie Secure). Default: none.")
 @click.option("--ai-deep-workers", default=None, type=int,
-              help="Processes for levels 4–5 of games with a person (default: half of --ai-workers, at least one); "
+              help="Processes for levels 4–5 of games with a person (default: half of --ai-workers, at least one, fewer than the cores); "
                    "short decisions never wait behind them (docs/architecture.md, computer moves).")
 @click.option("--redis", "redis_url", default=None, metavar="URL",
               help="redis://host:port/db: this process is one of several on the same --db (PostgreSQL), on this machine or "
@@ -824,7 +829,7 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
     else:
         target = create_app(url, limits=limits, **options)
     uvicorn.run(target, host=host, port=port, log_level="warning", ws_per_message_deflate=ws_compression,
-                factory=workers > 1, workers=workers if workers > 1 else None,
+                factory=workers > 1, workers=workers if workers > 1 else None, timeout_worker_healthcheck=WORKER_HEALTHCHECK_SECONDS,
                 proxy_headers=bool(forwarded_allow_ips), forwarded_allow_ips=forwarded_allow_ips or None,
                 # a hard stop far above the app's own per-message limit (which answers with the reason)
                 ws_max_size=max(4 * limits.ws_message_bytes, 1024 * 1024),

@@ -211,3 +211,48 @@ def test_a_clocked_level_keeps_its_agent_with_a_new_time_budget():
     assert think("c", me, "level:4,scale=0.02", s.serialize())[1] is True
     assert computer._SEATS[("c", me)].agent is agent and inner.time_limit == pytest.approx(0.04)
     assert think("c", me, "level:3,scale=0.02", s.serialize())[1] is False  # another level: another agent
+
+
+def _sched(pid: int) -> tuple[int, int]:
+    """(scheduling policy, niceness) of process ``pid``, read from /proc (fields 41 and 19 of ``stat``)."""
+    from pathlib import Path
+
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return int(fields[38]), int(fields[16])
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads the scheduling policy from Linux's /proc")
+def test_deep_and_bot_lanes_run_as_background_work_and_the_quick_lane_does_not():
+    """The deep lane's and the computer-only games' processes run at SCHED_IDLE (where the system has it) and nice 19;
+    the quick lane's at the server's own policy and niceness; the test's process (the server here) is unchanged."""
+    s = _opening()
+    own = _sched(os.getpid())
+
+    async def scenario():
+        comp = Computers(quick=1, deep=1, bot=1)
+        try:
+            for lane in ("quick", "deep", "bot"):
+                await comp.choose("g", s.current_player(), "random", s.serialize(), lane)
+            return {lane: [_sched(p) for p in comp.pids(lane)] for lane in ("quick", "deep", "bot")}
+        finally:
+            await comp.close()
+
+    got = run(scenario())
+    idle = getattr(os, "SCHED_IDLE", None)
+    assert computer.DEEP_NICE == computer.BOT_NICE == 19
+    assert got["quick"] == [own]
+    for lane in ("deep", "bot"):
+        [(policy, nice)] = got[lane]
+        assert nice == min(19, own[1] + 19)
+        assert policy == (idle if idle is not None else own[0]), (lane, policy)
+    assert _sched(os.getpid()) == own
+    print(f"quick {got['quick']}, deep {got['deep']}, bot {got['bot']} (policy, nice); SCHED_IDLE = {idle}")
+
+
+def test_deep_lane_processes_leave_a_core_to_the_server():
+    assert computer.deep_workers(2, cores=2) == 1
+    assert computer.deep_workers(4, cores=2) == 1  # never as many as the cores
+    assert computer.deep_workers(8, cores=4) == 3
+    assert computer.deep_workers(4, cores=8) == 2  # half the quick lane's
+    assert computer.deep_workers(1, cores=1) == 1  # at least one

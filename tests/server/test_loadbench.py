@@ -39,3 +39,15 @@ def test_loadbench_spreads_seats_and_spectators_over_processes(postgres_url, red
         res = run(loadbench.run([a.url, b.url], games=3, seconds=3, game="yinsh", seed=5, spectate=True))
     assert res["processes"] == 2 and res["spectators"] is True
     assert res["moves"] > 30 and res["lost"] == 0 and res["duplicated"] == 0
+
+
+def test_tables_arrive_over_the_ramp_and_both_phases_are_reported(tmp_path):
+    """``--ramp``: the tables' first games arrive at random over that time (none before it can have started), and the
+    whole run, the ramp-up and the steady phase after it are reported apart (their moves add up)."""
+    assert loadbench.default_ramp(1000) == 10 and loadbench.default_ramp(100) == 1
+    with ServerProcess(f"sqlite:///{tmp_path / 'b.sqlite3'}", extra_args=loadbench.BENCH_LIMITS) as srv:
+        res = run(loadbench.run(srv.url, games=6, seconds=4, game="yinsh", seed=6, ramp_s=1.5))
+    assert res["ramp_s"] == 1.5 and res["lost"] == 0 and res["duplicated"] == 0
+    assert res["ramp_up_s"] is not None and 0.2 < res["ramp_up_s"] < 4  # the last table came late in the ramp
+    assert res["ramp_moves"] + res["steady_moves"] == res["moves"] and res["steady_moves"] > 0
+    assert 0 < res["steady_p50_ms"] <= res["steady_p99_ms"]

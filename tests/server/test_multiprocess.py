@@ -276,3 +276,47 @@ def test_a_move_is_written_only_over_the_row_its_process_knew(postgres_url, redi
             await hub.stop()
 
     run(main())
+
+
+def test_a_worker_that_stalls_for_a_while_is_not_killed(postgres_url, redis_url, tmp_path):
+    """``serve --workers 2``: uvicorn's supervisor kills a worker that does not answer its health check in time and
+    starts another; with uvicorn's default (5 s) a worker that a busy machine left without CPU for a few seconds lost
+    its WebSockets that way. A worker stopped (SIGSTOP) for 7 s is still the same process afterwards, and serves."""
+    import os
+    import signal
+
+    from ringgames.cli import WORKER_HEALTHCHECK_SECONDS
+
+    from .test_shutdown import group_processes
+
+    assert WORKER_HEALTHCHECK_SECONDS >= 20
+    srv = ServerProcess(postgres_url, log=tmp_path / "w.log", extra_args=["--redis", redis_url, "--workers", "2", *BENCH_LIMITS])
+    srv.start(timeout=60)
+    try:
+        assert srv.proc is not None
+
+        def workers() -> list[int]:
+            return sorted(p for p, ppid, cmd in group_processes(srv.proc.pid) if ppid == srv.proc.pid and "spawn_main" in cmd)
+
+        deadline = time.time() + 30
+        while time.time() < deadline and len(workers()) < 2:
+            time.sleep(0.2)
+        before = workers()
+        assert len(before) == 2, before
+        os.kill(before[0], signal.SIGSTOP)
+        try:
+            time.sleep(7)
+        finally:
+            with contextlib.suppress(ProcessLookupError):  # (killed meanwhile: the assertion below says so)
+                os.kill(before[0], signal.SIGCONT)
+        time.sleep(1.5)  # (the supervisor checks its workers every half second)
+        assert workers() == before
+        with contextlib.ExitStack() as stack:
+            gid, t0, t1 = new_game(srv, srv)
+            x, st = ws(stack, srv, gid, t0)
+            y, _ = ws(stack, srv, gid, t1)
+            st = play([x, y], [], st, random.Random(5), {}, plies=6)
+            assert st["ply"] == 6
+        assert workers() == before
+    finally:
+        srv.stop()

@@ -7,9 +7,14 @@ with worker processes of its own, so that a long search never delays a short one
 Lane     Jobs
 =======  ============================================================================================
 quick    games with a person: levels 0–3, and deeper levels whose clock leaves them under a second
-deep     games with a person: levels 4–5 (a few seconds each); its processes run at nice ``DEEP_NICE``
-bot      computer-only games (every seat a computer): one process at nice ``BOT_NICE``
+deep     games with a person: levels 4–5 (a few seconds each); its processes run as background work (below)
+bot      computer-only games (every seat a computer): one process, also background work
 =======  ============================================================================================
+
+The deep and bot lanes' processes are *background* work: scheduling policy ``SCHED_IDLE`` where the system has it
+(Linux: they get a core only when nothing else wants it, so a level-5 search never takes the CPU from the server,
+the quick lane or a level-1 reply), and nice ``DEEP_NICE``/``BOT_NICE`` (19: the lowest priority) where it has not.
+A deep search then plays in its time budget with the CPU left over: on a busy machine it searches less deep.
 
 A lane runs one job per process; jobs wait in first-in, first-out order, and a game has at most one job at a
 time (the hub asks for one decision, then the next), so games of a lane take turns. A job whose process dies
@@ -43,17 +48,18 @@ import orjson
 
 from ..warmup import warm_up
 
-__all__ = ["LANES", "BOT_NICE", "DEEP_NICE", "ComputerFailed", "Job", "Lane", "Computers", "think", "lane_for",
+__all__ = ["LANES", "BOT_NICE", "DEEP_NICE", "background", "deep_workers", "ComputerFailed", "Job", "Lane", "Computers", "think", "lane_for",
            "close_pool", "worker_init", "WATCHDOG_SECONDS", "SEAT_CACHE", "ComputerPlayers"]
 
 log = logging.getLogger("ringgames.server")
 
 #: the lanes, shortest jobs first
 LANES = ("quick", "deep", "bot")
-#: the scheduling niceness of the computer-only games' process (games with a human get the CPU first)
-BOT_NICE = 10
-#: the niceness of the deep lane's processes: a level-1 reply gets the CPU before a level-5 search
-DEEP_NICE = 5
+#: the niceness of the computer-only games' process (games with a human get the CPU first); with ``SCHED_IDLE`` too
+BOT_NICE = 19
+#: the niceness of the deep lane's processes (a level-1 reply and the server get the CPU before a level-5 search);
+#: with ``SCHED_IDLE`` too, where the system has it
+DEEP_NICE = 19
 #: how often a computer-player process checks that the server that started it is still alive (seconds)
 WATCHDOG_SECONDS = 0.5
 #: how many (game, seat) search states one worker process keeps (least recently used dropped first)
@@ -74,16 +80,31 @@ def _watch_parent(parent: int, every: float) -> None:
             os._exit(0)
 
 
-def worker_init(parent: int, every: float = WATCHDOG_SECONDS, nice: int = 0) -> None:
+def background() -> bool:
+    """Make this process background work: scheduling policy ``SCHED_IDLE`` (Linux; it runs only on a core that
+    nothing else wants). Returns whether it could (False: no such policy here, or not allowed)."""
+    setter, policy = getattr(os, "sched_setscheduler", None), getattr(os, "SCHED_IDLE", None)
+    if setter is None or policy is None:
+        return False
+    try:
+        setter(0, policy, os.sched_param(0))
+    except OSError:
+        return False
+    return True
+
+
+def worker_init(parent: int, every: float = WATCHDOG_SECONDS, nice: int = 0, idle: bool = False) -> None:
     """The initializer of every computer-player process: a watchdog thread that ends the process when its parent
-    (the server, pid ``parent``) dies, a lower CPU priority if ``nice``, then ``warm_up()`` (the kernels compiled
-    before the first job)."""
+    (the server, pid ``parent``) dies, a lower CPU priority if ``nice`` (and the ``SCHED_IDLE`` policy if ``idle``,
+    where the system has it: :func:`background`), then ``warm_up()`` (the kernels compiled before the first job)."""
     threading.Thread(target=_watch_parent, args=(parent, every), name="ringgames-parent-watchdog", daemon=True).start()
     if nice:
         try:
             os.nice(nice)
         except (OSError, AttributeError):  # not allowed, or no such call on this system: run at normal priority
             pass
+    if idle:
+        background()
     warm_up()
 
 
@@ -200,9 +221,17 @@ def close_pool(pool: ProcessPoolExecutor, timeout: float = 3.0) -> None:
             p.join(1.0)
 
 
-def _make_pool(nice: int) -> ProcessPoolExecutor:
+def _make_pool(nice: int, idle: bool = False) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"), initializer=worker_init,
-                               initargs=(os.getpid(), WATCHDOG_SECONDS, nice))
+                               initargs=(os.getpid(), WATCHDOG_SECONDS, nice, idle))
+
+
+def deep_workers(quick: int, cores: int | None = None) -> int:
+    """The default number of deep-lane processes: half the quick lane's, at least one, and fewer than the machine's
+    cores (one is left to the server and the quick lane)."""
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(quick // 2, cores - 1))
 
 
 @dataclass
@@ -222,15 +251,16 @@ class Job:
 class _Slot:
     """One worker process of a lane (a one-process pool, so that a game's jobs can go back to it)."""
 
-    def __init__(self, nice: int):
+    def __init__(self, nice: int, idle: bool = False):
         self.nice = nice
+        self.idle = idle
         self.pool: ProcessPoolExecutor | None = None
         self.busy = False
         self.jobs = 0
 
     def executor(self) -> ProcessPoolExecutor:
         if self.pool is None:  # the process compiles before its first job, and ends when the server dies
-            self.pool = _make_pool(self.nice)
+            self.pool = _make_pool(self.nice, self.idle)
         return self.pool
 
     def pids(self) -> list[int]:
@@ -238,12 +268,14 @@ class _Slot:
 
 
 class Lane:
-    """``workers`` processes at nice ``nice``; jobs wait first-in, first-out."""
+    """``workers`` processes at nice ``nice`` (background work if ``idle``: :func:`background`); jobs wait first-in,
+    first-out."""
 
-    def __init__(self, name: str, workers: int, nice: int = 0):
+    def __init__(self, name: str, workers: int, nice: int = 0, idle: bool = False):
         self.name = name
         self.nice = nice
-        self.slots = [_Slot(nice) for _ in range(max(1, workers))]
+        self.idle = idle
+        self.slots = [_Slot(nice, idle) for _ in range(max(1, workers))]
         self.waiting: deque[Job] = deque()
         #: game id -> the slot that served its last job
         self.sticky: dict[str, _Slot] = {}
@@ -280,8 +312,8 @@ class Computers:
 
     def __init__(self, quick: int = 2, deep: int = 1, bot: int = 1, *, retries: int = 1,
                  run: Callable[..., tuple[int, bool]] = think):
-        self.lanes = {"quick": Lane("quick", quick), "deep": Lane("deep", deep, DEEP_NICE),
-                      "bot": Lane("bot", bot, BOT_NICE)}
+        self.lanes = {"quick": Lane("quick", quick), "deep": Lane("deep", deep, DEEP_NICE, idle=True),
+                      "bot": Lane("bot", bot, BOT_NICE, idle=True)}
         self.retries = retries
         self._run = run
         self._closed = False

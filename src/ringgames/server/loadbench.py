@@ -3,10 +3,15 @@
 Each game has two clients, one per seat, each on its own WebSocket; a table that
 finishes its game starts another, so N games are in play for the whole run. The client
 to move sends a random legal action and waits for the broadcast of the new
-state. Prints moves/s and the p50/p99 latency (send → own broadcast), over the whole run and after the ramp-up
-(from the moment every table has its game created and its sockets open: with 1,000 games that takes a while, and
-the moves played meanwhile wait behind the creations), then checks against the HTTP API that no move was lost or
-duplicated.
+state. Prints moves/s and the p50/p99 latency (send → own broadcast), over the whole run and over the steady phase
+(after the ramp-up: from the moment every table has its game created and its sockets open), then checks against the
+HTTP API that no move was lost or duplicated.
+
+The tables arrive as on a real site, not all at once: ``--ramp SECONDS`` spreads their first games' arrivals at random
+over that time (uniformly: a Poisson process of N arrivals), by default ``games / 100`` seconds (100 new games a
+second: 1 s for 100 games, 10 s for 1,000); ``--ramp 0`` starts them all at the same moment (1,000 games then queue
+1,000 creations and 3,000 WebSocket handshakes at once, and the moves played meanwhile wait behind them). The whole-run
+figures include the ramp; the figure to quote is the whole-run p99 with its ramp stated.
 
     python -m ringgames.server.loadbench --games 100 --seconds 20
 
@@ -70,13 +75,17 @@ def _get(url: str) -> dict:
 
 
 async def play_game(base: str | list[str], game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0,
-                    clock: dict | None = None, spectate: bool = False, table: int = 0, ramp: dict | None = None) -> tuple[str, int]:
+                    clock: dict | None = None, spectate: bool = False, table: int = 0, ramp: dict | None = None,
+                    arrive: float | None = None) -> tuple[str, int]:
     """One game, two seats on two WebSockets (and a spectator's, if ``spectate``), until it ends or ``deadline``;
     returns (id, moves sent); adds (send time, latency) of each move to ``lat``. With several servers (``base`` a
     list), table ``table``'s seats and spectator are on different ones (round robin). ``ramp``: ``{"games": N,
-    "tables": set(), "at": None}``, its ``at`` set when every table has its sockets open."""
+    "tables": set(), "at": None}``, its ``at`` set when every table has its sockets open; ``arrive``: when (perf_counter)
+    the table's first game arrives (None: now)."""
     bases = [base] if isinstance(base, str) else base
     on = [bases[(table + k) % len(bases)] for k in range(3)]  # seat 0 (creates the game), seat 1, spectator
+    if arrive is not None and arrive > time.perf_counter():
+        await asyncio.sleep(arrive - time.perf_counter())
     body = {"game": game, "seats": [{"kind": "me"}, {"kind": "invite"}], **({"clock": clock} if clock else {})}
     d = await asyncio.to_thread(_post, f"{on[0]}/api/games", body)
     gid = d["id"]
@@ -131,9 +140,10 @@ async def play_game(base: str | list[str], game: str, deadline: float, rng: rand
 
 async def play_games(base: str | list[str], game: str, deadline: float, rng: random.Random, lat: list, seen: dict,
                      think: float = 0.0, clock: dict | None = None, spectate: bool = False, table: int = 0,
-                     ramp: dict | None = None) -> list[tuple[str, int]]:
-    """Game after game at one table until ``deadline``, so that the load stays at N games throughout."""
-    out = [await play_game(base, game, deadline, rng, lat, seen, think, clock, spectate, table, ramp)]
+                     ramp: dict | None = None, arrive: float | None = None) -> list[tuple[str, int]]:
+    """Game after game at one table until ``deadline`` (the first when the table ``arrive``s), so that the load stays at
+    N games throughout."""
+    out = [await play_game(base, game, deadline, rng, lat, seen, think, clock, spectate, table, ramp, arrive)]
     while time.perf_counter() < deadline:
         out.append(await play_game(base, game, deadline, rng, lat, seen, think, clock, spectate, table, ramp))
     return out
@@ -193,8 +203,16 @@ def parse_clock(text: str | None) -> dict | None:
     return {"initial": float(initial), "increment": float(inc or 0)}
 
 
+def default_ramp(games: int) -> float:
+    """The default ``--ramp``: 100 games arrive per second."""
+    return games / 100
+
+
 async def run(base: str | list[str], games: int, seconds: float, game: str, seed: int, think: float = 0.0, flood: int = 0,
-              clock: dict | None = None, spectate: bool = False) -> dict:
+              clock: dict | None = None, spectate: bool = False, ramp_s: float | None = None) -> dict:
+    """The benchmark; ``ramp_s``: the tables' first games arrive at random over that many seconds (None:
+    :func:`default_ramp`; 0: all at once)."""
+    ramp_s = default_ramp(games) if ramp_s is None else max(0.0, ramp_s)
     lat: list[tuple[float, float]] = []
     seen: dict = {}
     ramp: dict = {"games": games, "tables": set(), "at": None}
@@ -211,8 +229,9 @@ async def run(base: str | list[str], games: int, seconds: float, game: str, seed
         recv, send = ctx.Pipe(duplex=False)
         flooder = ctx.Process(target=_flood_process, args=(base, game, seconds, flood, send), daemon=True)
         flooder.start()
-    tables = await asyncio.gather(*(play_games(bases, game, deadline, random.Random(rng.random()), lat, seen, think, clock, spectate, i, ramp)
-                                    for i in range(games)))
+    arrivals = sorted(t0 + rng.uniform(0, ramp_s) for _ in range(games)) if ramp_s else [t0] * games
+    tables = await asyncio.gather(*(play_games(bases, game, deadline, random.Random(rng.random()), lat, seen, think, clock, spectate, i, ramp,
+                                               arrivals[i]) for i in range(games)))
     wall = time.perf_counter() - t0
     if flood:
         counts = await asyncio.to_thread(recv.recv)
@@ -237,15 +256,17 @@ async def run(base: str | list[str], games: int, seconds: float, game: str, seed
             elif ps and ps[-1] < len(plies):  # a client that never saw the last move
                 lost += 1
     every = sorted(dt for _, dt in lat)
-    # after the ramp-up (every table seated: all games created, all sockets open): the load the run is about
+    # the steady phase, after the ramp-up (every table seated: all games created, all sockets open)
     steady = sorted(dt for t, dt in lat if ramp["at"] is not None and t >= ramp["at"])
+    rising = sorted(dt for t, dt in lat if ramp["at"] is None or t < ramp["at"])
 
     def q(xs: list[float], f: float) -> float:
         return round(xs[min(len(xs) - 1, int(f * len(xs)))] * 1000, 1) if xs else float("nan")
 
     return {"games": games, "processes": len(bases), "spectators": spectate, "played": len(results), "moves": len(lat), "seconds": round(wall, 2), "moves_per_s": round(len(lat) / wall, 1),
             "p50_ms": q(every, 0.50), "p99_ms": q(every, 0.99), "mean_ms": round(statistics.fmean(every) * 1000, 1) if every else None,
-            "ramp_up_s": round(ramp["at"] - t0, 2) if ramp["at"] is not None else None, "steady_moves": len(steady),
+            "ramp_s": round(ramp_s, 2), "ramp_up_s": round(ramp["at"] - t0, 2) if ramp["at"] is not None else None,
+            "ramp_moves": len(rising), "ramp_p99_ms": q(rising, 0.99), "steady_moves": len(steady),
             "steady_p50_ms": q(steady, 0.50), "steady_p99_ms": q(steady, 0.99),
             "lost": lost, "duplicated": dup, "repeated_states": repeated, **({"flood": counts} if flood else {}), **({"clock": clock} if clock else {})}
 
@@ -257,6 +278,9 @@ def main(argv=None) -> None:
     ap.add_argument("--game", default="yinsh")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--think", type=float, default=0.0, help="mean seconds a client waits before each move (0: as fast as possible)")
+    ap.add_argument("--ramp", type=float, default=None, metavar="SECONDS",
+                    help="the tables' first games arrive at random over this many seconds (default: games / 100, i.e. 100 "
+                         "new games a second; 0: all at once)")
     ap.add_argument("--url", default=None, help="a running server, or several, comma-separated (default: start one on a temporary SQLite file)")
     ap.add_argument("--processes", type=int, default=1, help="server processes started here (more than 1: give --db and --redis)")
     ap.add_argument("--redis", default=None, help="Redis URL for the servers started here (several processes)")
@@ -274,7 +298,7 @@ def main(argv=None) -> None:
         ap.error("--processes above 1 needs --db (PostgreSQL) and --redis")
     if args.url:
         urls = [u.strip().rstrip("/") for u in args.url.split(",") if u.strip()]
-        res = asyncio.run(run(urls, args.games, args.seconds, args.game, args.seed, args.think, args.sync_flood, clock, args.spectators))
+        res = asyncio.run(run(urls, args.games, args.seconds, args.game, args.seed, args.think, args.sync_flood, clock, args.spectators, args.ramp))
     else:
         with tempfile.TemporaryDirectory() as d:
             db = args.db or f"sqlite:///{Path(d) / 'bench.sqlite3'}"
@@ -288,7 +312,7 @@ def main(argv=None) -> None:
                 pids = [srv.proc.pid for srv in servers if srv.proc is not None]
                 cpus0 = [_cpu_seconds(p) for p in pids]
                 res = asyncio.run(run([srv.url for srv in servers], args.games, args.seconds, args.game, args.seed, args.think,
-                                      args.sync_flood, clock, args.spectators))
+                                      args.sync_flood, clock, args.spectators, args.ramp))
                 cpus1 = [_cpu_seconds(p) for p in pids]
             finally:
                 for srv in servers:
@@ -301,8 +325,9 @@ def main(argv=None) -> None:
         res["client_cpu_ms_per_move"] = round((time.process_time() - me0) * 1000 / res["moves"], 3)
     print(f"{res['games']} concurrent {args.game} games over WebSockets on {res['processes']} server process(es)"
           f"{' with a spectator each' if res['spectators'] else ''}{f' on a {args.clock} clock' if clock else ''} (think {args.think} s, {res['played']} games played): {res['moves']} moves in {res['seconds']} s = "
-          f"{res['moves_per_s']} moves/s; latency p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms "
-          f"(after the {res['ramp_up_s']} s ramp-up: p50 {res['steady_p50_ms']} ms, p99 {res['steady_p99_ms']} ms); "
+          f"{res['moves_per_s']} moves/s; latency over the whole run (tables arriving over {res['ramp_s']} s): "
+          f"p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms; during the {res['ramp_up_s']} s ramp-up p99 {res['ramp_p99_ms']} ms "
+          f"({res['ramp_moves']} moves); steady phase after it: p50 {res['steady_p50_ms']} ms, p99 {res['steady_p99_ms']} ms; "
           f"lost {res['lost']}, duplicated {res['duplicated']} (states repeated at the same ply: {res.get('repeated_states', 0)}); CPU per move: server {res.get('server_cpu_ms_per_move', '?')} ms, "
           f"load generator {res.get('client_cpu_ms_per_move', '?')} ms"
           + (f"; sync flood: {res['flood']['sent']} sent, {res['flood']['received']} answers, "

@@ -16,7 +16,7 @@ import os
 import random
 import secrets
 from collections.abc import AsyncIterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -48,6 +48,7 @@ from .computer import (
     lane_for,
     worker_init,
 )
+from .computer import deep_workers as default_deep
 from .db import ChatRow, ClockSite, GamePlayerRow, GameRow, MoveRow, make_engine, migrate, sessions
 from .errors import MAX_MESSAGE_CHARS, ApiError, clip, short
 from .fanout import make_fanout
@@ -91,6 +92,8 @@ GAME_ANALYSIS_KEEP = 200
 
 #: the game row's JSON columns a move's write expects unchanged when several processes share the database
 EXPECTED_JSON = ("seats", "draw_offers", "tags")
+#: the game row's columns that change after its creation other than through a move (``Hub._save_row`` writes them)
+SAVED_COLUMNS = ("seats", "status", "tags", "draw_offers", "result", "to_move", *CLOCK_FIELDS)
 
 
 class StaleGame(Exception):
@@ -221,7 +224,7 @@ class Hub:
         ``run_computers``): flag games whose clock ran out and beat the site's heartbeat every
         ``clock_heartbeat`` seconds (see ``docs/time-controls.md``); off for tools such as ``ringgames import``.
         Computer moves (``server/computer.py``): ``ai_workers`` processes for quick decisions, ``deep_workers``
-        (default half of them, at least one) for levels 4–5, one for computer-only games; with ``computer_queue``
+        (default half of them, at least one, fewer than the cores) for levels 4–5, one for computer-only games; with ``computer_queue``
         they are jobs in the Redis at ``redis_url`` instead, run by ``ringgames worker`` processes (``server/jobs.py``).
         ``redis_url``: several server processes share the database; every change is published to the others
         through Redis (``fanout.py``, ``docs/deploy.md``); None: this process is the only one."""
@@ -235,6 +238,8 @@ class Hub:
         self._accounts: Accounts | None = None
         self._seeks: Seeks | None = None
         self.engine: Engine | None = None
+        #: the engine for reads (after :meth:`start`): on PostgreSQL without a transaction (autocommit), see :meth:`_load`
+        self._reader: Engine | None = None
         self._sessionmaker: sessionmaker[Session] | None = None
         self.rooms: dict[str, Room] = {}
         #: games being loaded now: the first request loads, the others wait for its outcome (empty when idle)
@@ -254,7 +259,7 @@ class Hub:
         if computer_queue and not redis_url:
             raise ValueError("computer_queue needs redis_url: the queue lives in Redis")
         self.computer_queue = computer_queue
-        self.computers: ComputerPlayers = Computers(quick=ai_workers, deep=deep_workers or max(1, ai_workers // 2), bot=1)
+        self.computers: ComputerPlayers = Computers(quick=ai_workers, deep=deep_workers or default_deep(ai_workers), bot=1)
         self._stopping = False
         self.ai_delay = ai_delay
         self.warmup_seconds: dict[str, float] = {}  # per game, measured by start()
@@ -297,6 +302,9 @@ class Hub:
         self._writer: asyncio.Task | None = None
         self._writing = False  # the writer is committing a batch now
         self._writer_conn: Connection | None = None  # the writer's own database connection (opened on first use)
+        #: the writer's own thread: a batch of moves never waits in the default thread pool behind the reads of game
+        #: creations, joins and WebSocket hellos (a burst of a thousand of them queued moves for hundreds of ms)
+        self._writer_thread: ThreadPoolExecutor | None = None
         self._wake = asyncio.Event()  # made anew with each writer task
         # the declarative base types __table__ as a FromClause; these are Tables
         self._moves_t = cast(Table, MoveRow.__table__)
@@ -352,6 +360,10 @@ class Hub:
         if not self._postgres:
             self._game_update_expect = self._game_update.where(cast(Table, GameRow.__table__).c.status == bindparam("old_status"))
         self._sessionmaker = sessions(self.engine)
+        # reads on PostgreSQL in autocommit: no BEGIN before their queries and no ROLLBACK when the connection goes back
+        # to the pool (two round trips fewer for each; at READ COMMITTED each query sees what was committed at its
+        # moment either way). SQLite keeps its transactions (there they give the queries one snapshot).
+        self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT") if self._postgres else self.engine
         self._accounts = Accounts(self._sessionmaker, self._password_hasher)
         self._seeks = Seeks(self._sessionmaker)
         self._presence = Presence(self._sessionmaker, self.presence_heartbeat_ms)
@@ -408,6 +420,9 @@ class Hub:
             self._writer.cancel()
             self._writer = None
         self._close_writer_connection()
+        if self._writer_thread is not None:
+            self._writer_thread.shutdown(wait=False)
+            self._writer_thread = None
         await self.computers.close()
         pool, self._analysis_pool = self._analysis_pool, None
         if pool is not None:
@@ -518,11 +533,12 @@ class Hub:
 
     # -- loading ---------------------------------------------------------
     def _load(self, gid: str):
-        with self.Session() as s:
+        with self.Session(bind=self._reader) as s:
             row = s.get(GameRow, gid)
             if row is None:
                 return None
-            moves = list(s.scalars(select(MoveRow).where(MoveRow.game_id == gid).order_by(MoveRow.ply)))
+            # (a game's ply is its number of moves: every write of a move checks and raises it, so a new game has none)
+            moves = list(s.scalars(select(MoveRow).where(MoveRow.game_id == gid).order_by(MoveRow.ply))) if row.ply else []
             chat = list(s.scalars(select(ChatRow).where(ChatRow.game_id == gid).order_by(ChatRow.id).limit(200)))
             s.expunge_all()
             return row, moves, chat
@@ -615,6 +631,31 @@ class Hub:
         self._clock_changed(row.deadline)
         if self.state_json(room) != before:  # the watchers here get each state once
             self._deliver_local(room)  # (the process that made the change published it to the others itself)
+
+    def _load_row(self, gid: str) -> GameRow | None:
+        with self.Session(bind=self._reader) as s:
+            row = s.get(GameRow, gid)
+            s.expunge_all()
+            return row
+
+    async def _refresh_row(self, room: Room) -> None:
+        """:meth:`_refresh` for a change that is not a move (a seat taken, a draw offer, tags, a clock started): the
+        game's row is read again, and only if its ply is not the room's (moves were played or taken back meanwhile) its
+        moves too. A new game's first change (the join) then costs one query instead of three and no replay. Caller
+        holds room.lock."""
+        row = await asyncio.to_thread(self._load_row, room.id)
+        if row is None:
+            return
+        if row.ply != len(room.state.history):
+            await self._refresh(room)
+            return
+        before = self.state_json(room)
+        room.row = row
+        if row.ply == 0 and row.updated is not None:  # (else the last move's time, which did not change)
+            room.turn_since = _epoch_ms(row.updated)
+        self._clock_changed(row.deadline)
+        if self.state_json(room) != before:
+            self._deliver_local(room)
 
     @asynccontextmanager
     async def _locked(self, gid: str) -> AsyncIterator[Room]:
@@ -779,12 +820,14 @@ class Hub:
             s.flush()
             for i, (a, p, t) in enumerate(pre):
                 s.add(MoveRow(game_id=row.id, ply=i, action=a, text=t, seat=p))
-            self._sync_players(s, row)
+            self._sync_players(s, row, new=True)
 
     @staticmethod
-    def _sync_players(s: OrmSession, row: GameRow) -> None:
-        """``game_players`` follows the seats' ``account`` fields (in the caller's transaction)."""
-        s.execute(delete(GamePlayerRow).where(GamePlayerRow.game_id == row.id))
+    def _sync_players(s: OrmSession, row: GameRow, new: bool = False) -> None:
+        """``game_players`` follows the seats' ``account`` fields (in the caller's transaction; ``new``: a game just
+        inserted, which has none yet)."""
+        if not new:
+            s.execute(delete(GamePlayerRow).where(GamePlayerRow.game_id == row.id))
         s.add_all(GamePlayerRow(game_id=row.id, seat=i, account_id=seat["account"])
                   for i, seat in enumerate(row.seats) if seat.get("account") is not None)
 
@@ -932,13 +975,18 @@ class Hub:
             return invite
 
     def _save_row(self, row: GameRow) -> None:
-        """Write the game row (seats, status, offers, tags...), only if the game is still at ``row.ply`` in the database
-        (the row is locked for the check): else :class:`StaleGame` and nothing is written."""
+        """Write the game row (seats, status, offers, tags, clocks...), only if the game is still at ``row.ply`` in the
+        database: else :class:`StaleGame` and nothing is written. One conditional ``UPDATE`` (before: a locking read, the
+        ORM's read of the row to merge into, then the update)."""
+        games = cast(Table, GameRow.__table__)
         with self.Session.begin() as s:
-            now = s.execute(select(GameRow.ply).where(GameRow.id == row.id).with_for_update()).scalar()
-            if now is not None and now != row.ply:
-                raise StaleGame(f"game {row.id} is at ply {now}, not {row.ply}")
-            s.merge(row)
+            done = s.execute(update(games).where(games.c.id == row.id, games.c.ply == row.ply)
+                             .values({**{c: getattr(row, c) for c in SAVED_COLUMNS}, "updated": _utcnow()}))
+            if not done.rowcount:  # type: ignore[attr-defined]
+                now = s.execute(select(games.c.ply).where(games.c.id == row.id)).scalar()
+                if now is not None:
+                    raise StaleGame(f"game {row.id} is at ply {now}, not {row.ply}")
+                s.merge(row)  # not stored (yet): as before, the row is written whole
             self._sync_players(s, row)
 
     async def _save(self, room: Room) -> None:
@@ -983,7 +1031,7 @@ class Hub:
         room = await self.room(gid)
         if self.fanout.cluster and not await asyncio.to_thread(self._current, room):
             async with self._locked(gid) as room:
-                await self._refresh(room)
+                await self._refresh_row(room)
         return room
 
     def _current(self, room: Room) -> bool:
@@ -991,7 +1039,8 @@ class Hub:
         assert self.engine is not None
         games = cast(Table, GameRow.__table__)
         row = room.row
-        with self.engine.connect() as conn:
+        assert self._reader is not None
+        with self._reader.connect() as conn:
             now = conn.execute(select(games.c.ply, games.c.status, games.c.seats, games.c.draw_offers, games.c.tags)
                                .where(games.c.id == room.id)).first()
         return now is None or tuple(now) == (row.ply, row.status, row.seats, row.draw_offers, row.tags)
@@ -1159,7 +1208,9 @@ class Hub:
                     if room.listeners:
                         self._queue_all(room, msg["m"] if isinstance(msg.get("m"), str) else self.state_message(room))
                     return
-            await self._refresh(room)
+                await self._refresh(room)  # a gap: the moves are read again
+                return
+            await self._refresh_row(room)
 
     # -- ratings -----------------------------------------------------------
     async def _rate(self, room: Room) -> None:
@@ -1224,7 +1275,10 @@ class Hub:
                 continue
             try:
                 self._writing = True
-                errors = await asyncio.to_thread(self._write_batch, [(g, v, m, e) for g, v, m, e, _ in batch])
+                if self._writer_thread is None:
+                    self._writer_thread = ThreadPoolExecutor(1, thread_name_prefix="ringgames-move-writer")
+                errors = await asyncio.get_running_loop().run_in_executor(
+                    self._writer_thread, self._write_batch, [(g, v, m, e) for g, v, m, e, _ in batch])
                 self._writing = False
             except BaseException as exc:  # cancelled at shutdown, or the thread could not run
                 for *_, fut in batch:
