@@ -22,6 +22,7 @@ import math
 import threading
 import time
 from collections.abc import Callable, Collection
+from importlib import import_module
 from types import ModuleType
 from typing import Any, cast
 
@@ -42,7 +43,7 @@ def _yinsh() -> ModuleType:
 
 
 #: Games with a compiled search: name -> loader of the kernel module.
-KERNELS: dict[str, Callable[[], ModuleType]] = {"yinsh": _yinsh}
+KERNELS: dict[str, Callable[[], ModuleType]] = {"yinsh": _yinsh, "gyges": lambda: import_module(".gyges", __package__)}
 
 
 def kernel_for(state: State) -> ModuleType | None:
@@ -109,6 +110,8 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
                 return result
         self.rng.shuffle(actions)
         ctx = self._context(kernel, state)
+        if hasattr(ctx, "set_history"):  # the game's earlier positions (Gygès: the repetition rule)
+            ctx.set_history(state)
         ctx.new_search(cast(Any, state).s)  # a kernel state: its array (read only)
         ctl = ctx.ctl
         ctl[kernel.NODE_LIMIT] = 0 if nodes is None else max(1, int(nodes))
