@@ -186,3 +186,60 @@ def test_position_keys_end_with_the_current_position():
     keys = s.position_keys()
     assert len(keys) == s.s[K.NKEYS] and keys[-1] == K.get_key(s.s)
     assert (keys == K.get_key(s.s)).sum() == s.repetition_count()
+
+
+def _reference_value(s, ply, depth, ext, keys):
+    """Plain minimax (no pruning, no table) with the goal tactics and threat extensions of the
+    module docstring, over the kernel's arrays: the value for the side to move."""
+    ws = K.workspace()
+    if depth <= 0:
+        return G.evaluate(s, int(s[K.SIDE]), *ws)
+    buf = np.zeros(K.MAX_LEGAL, dtype=np.int32)
+    n = K.distinct_actions(s, buf, *ws)
+    actions = buf[:n].tolist()
+    if any(a != K.PASS and decode_move(a)[1] == GOAL for a in actions):
+        return WIN - ply - 1
+    best = -float("inf")
+    for a in actions:
+        c = s.copy()
+        K.apply_action(c, a)
+        ck = int(K.get_key(c))
+        if keys.count(ck) >= 2:
+            v = 0.0
+        else:
+            ok, sv, t_q, t_me = G.leaf(c, False, *ws)
+            if ok and t_q:
+                v = -(WIN - ply - 2)
+            elif depth == 1:
+                v = -sv if c[K.SIDE] == 0 else sv
+                if ok and t_me and ext > 0:
+                    v = -_reference_value(c, ply + 1, 1, ext - 1, [*keys, ck])
+            else:
+                v = -_reference_value(c, ply + 1, depth - 1, ext, [*keys, ck])
+        best = max(best, v)
+    return best
+
+
+@pytest.mark.parametrize("depth,most", [(1, 80), (2, 60), (3, 25)])
+def test_tactical_search_equals_plain_minimax_with_the_same_rules(depth, most):
+    """With the goal tactics and one threat extension (no late move reductions, which prune), the
+    best root value is the minimax value of a plain reference search with the same rules."""
+    checked = 0
+    for s in random_states(20 + depth, 80, lo=8, hi=40):
+        actions = np.array(s.distinct_actions(), dtype=np.int32)
+        if len(actions) > most:
+            continue  # keep the reference search small
+        ctx = G.Context("", 1 << 14, 1)
+        ctx.lmr = 0
+        out = np.zeros(len(actions))
+        ctx.new_search(s.s)
+        assert ctx.search_root(actions, depth, out) == len(actions)
+        root = [int(k) for k in s.position_keys()]
+        ref = _reference_value(s.s.copy(), 0, depth, 1, root) if not s.goal_reachable() else WIN - 1
+        if s.goal_reachable():
+            continue  # the agent's root tactics play it; the kernel is not asked
+        assert out.max() == ref, s.position()
+        checked += 1
+        if checked == 6:
+            return
+    assert checked >= 3
