@@ -18,15 +18,27 @@ positions (:meth:`Context.set_history`, from ``state.position_keys()``) and of t
 on the path from the root, and a child that occurs for the third time is a draw (0). Without a
 history only the root's own count (``REPS`` of its array) is known besides the path.
 
-**Goal tactics and extensions** (the option ``extend``, plies of extension per path; 0: none,
-the plain search whose values equal the Python search's at every depth):
+**Goal tactics, extensions, ordering, reductions** (the option ``extend`` > 0, capped at
+:data:`MAX_EXTENSIONS`; 0: none of them, the plain search whose values equal the Python search's
+at every depth):
 
 * a node whose player can move into the goal is worth the win at once (no other move searched);
-* a leaf whose player to move can reach the goal (the evaluation's *threat* of the side to
+* a child whose player to move can reach the goal (the evaluation's *threat* of the side to
   move) is the loss of the player who moved into it, not a static value;
-* *threat extension*: a move after which the mover threatens to reach the goal (and the
-  opponent cannot win at once) is searched one turn deeper, so the reply must parry it;
-  at most ``extend`` such extensions on a path.
+* *threat extension*: at the last ply, a move after which the mover threatens to reach the goal
+  is searched one turn deeper, so the reply must parry it; at most ``extend`` on a path;
+* *ordering pass*: at nodes with 2 or more turns left every child's static value is computed
+  first (exact where the reply wins or the position repeats a third time: not searched further)
+  and the children are searched best first after the table's move and the killers;
+* *late move reductions* (:attr:`Context.lmr`, default :data:`DEFAULT_LMR`): after that many
+  actions, a quiet one (no threat) is searched one turn shallower with a null window first
+  (with 2 turns left: its static value, skipped if not above alpha), again at full depth only
+  if it beats alpha. This is the only part that prunes: without it the tactics search gives
+  the minimax value under the rules above.
+
+The search is a loop over an explicit stack (``fi``/``ff``), not a recursive function: numba's
+cache cannot reload recursive functions (numba issue #6061: a segmentation fault in the next
+process).
 
 The search reads two control arrays: ``ctl`` (int64: nodes, node limit, may-stop, aborted) and
 ``flags`` (int32, written by a Python thread while the search runs without the GIL: time is up,
