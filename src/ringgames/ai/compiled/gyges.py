@@ -86,7 +86,8 @@ W_THREAT_WAITING = float(_ev._THREAT_WAITING)
 MAX_EXTENSIONS = 1
 #: Late move reductions after this many actions (:attr:`Context.lmr`; 0: none).
 DEFAULT_LMR = 3
-#: Room for the game's earlier play-phase positions plus the search path.
+#: Room for the game's earlier play-phase positions (the last 4,096 are kept: a game longer than
+#: that may repeat an older one unseen) plus the search path.
 HISTORY = 4096
 
 
