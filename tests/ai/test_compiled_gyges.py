@@ -243,3 +243,50 @@ def test_tactical_search_equals_plain_minimax_with_the_same_rules(depth, most):
         if checked == 6:
             return
     assert checked >= 3
+
+
+def _state_with_a_repetition_draw():
+    """A position of a random game (seed 5) where one action repeats a position a third time."""
+    s = load_game("gyges").new_initial_state()
+    rng = random.Random(5)
+    while not s.is_terminal() and len(s.history) < 400:
+        if s.s[K.PHASE] == K.PLAY:
+            keys = s.position_keys().tolist()
+            base = K.get_key(s.s)
+            hits = [a for a in s.distinct_actions() if keys.count(int(K.successor_key(s.s, base, a))) >= 2]
+            if hits and len(hits) < len(s.distinct_actions()):
+                return s, hits
+        s.apply_action(rng.choice(s.legal_actions()))
+    raise AssertionError("no repetition in the game")
+
+
+def test_repetition_from_the_games_history_as_the_protocol_state():
+    """In a real game: the action that repeats a position a third time is a draw for the compiled
+    search (the agent hands it the game's history), and the root values equal the Python search's."""
+    s, hits = _state_with_a_repetition_draw()
+    c = s.clone()
+    c.apply_action(hits[0])
+    assert c.is_terminal() and c.outcome().reason == "repetition"
+    agent = CompiledAlphaBetaAgent(depth=1, safe=0, extend=0, seed=0)
+    agent.analyse(s.clone())
+    assert agent._ctx.nh == len(s.position_keys())  # the history was used, not just the root's count
+    actions = np.array(s.distinct_actions(), dtype=np.int32)
+    for depth in (1, 2):
+        r = CompiledAlphaBetaAgent(depth=depth, safe=0, extend=0, seed=0).analyse(s.clone())
+        p = AlphaBetaAgent(depth=depth, safe=0, seed=0).analyse(s.clone())
+        assert r["value"] == p["value"]
+        for extend in (0, 1):
+            ctx = G.Context("", 1 << 12, extend)
+            ctx.set_history(s)
+            ctx.new_search(s.s)
+            out = np.zeros(len(actions))
+            assert ctx.search_root(actions, depth, out) == len(actions)
+            for a, v in zip(actions.tolist(), out.tolist(), strict=True):
+                if a in hits:
+                    assert v == 0.0
+    ctx = G.Context("", 1 << 12, 0)
+    ctx.new_search(s.s)  # without the history the repetition is not seen: the static value
+    out = np.zeros(len(actions))
+    ctx.search_root(actions, 1, out)
+    i = actions.tolist().index(hits[0])
+    assert out[i] == ev.evaluate(c)[s.current_player()] != 0.0
