@@ -505,9 +505,10 @@ class Context:
     """The preallocated arrays of one agent's searches (kept between its decisions: the
     transposition table and history scores carry over). ``tt``: table entries (rounded down to a
     power of two, at least 1,024; 24 bytes each); ``extend``: threat extensions per path and the
-    goal tactics (0: none; see the module docstring)."""
+    goal tactics (0: none; see the module docstring); ``lmr``: late move reductions after that many
+    actions (0: none; default :data:`DEFAULT_LMR`)."""
 
-    def __init__(self, eval_name: str = "", tt: int = 400_000, extend: int = 4):
+    def __init__(self, eval_name: str = "", tt: int = 400_000, extend: int = 4, lmr: int | None = None):
         if eval_name not in ("", "hand", "default"):
             raise ValueError(f"unknown Gygès evaluation {eval_name!r}; Gygès has one evaluation")
         size = 1 << max(10, int(tt).bit_length() - 1)
@@ -531,7 +532,7 @@ class Context:
         self.nh = 0
         self._history: np.ndarray | None = None
         self.ctl = np.zeros(6, dtype=np.int64)
-        self.lmr = DEFAULT_LMR
+        self.lmr = DEFAULT_LMR if lmr is None else max(0, int(lmr))
         self.flags = np.zeros(2, dtype=np.int32)
         self.extend = min(max(0, int(extend)), MAX_EXTENSIONS)
 
