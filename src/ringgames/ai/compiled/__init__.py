@@ -2,8 +2,11 @@
 
 * :mod:`.agent` — :class:`~.agent.CompiledAlphaBetaAgent` (agent spec ``search:``): the root,
   iterative deepening and time in Python, the tree compiled;
-* :mod:`.tree` — the compiled alpha-beta (explicit stack, transposition table, PVS, killers, history);
-* :mod:`.ops` — what differs between games, picked by a game number;
+* :mod:`.tree` — the compiled alpha-beta for YINSH and two-player RINGS (explicit stack, transposition
+  table, PVS, killers, history);
+* :mod:`.ops` — what differs between those games, picked by a game number;
 * :mod:`.yinsh`, :mod:`.rings` — each game's position keys and evaluation (the values of
-  :mod:`ringgames.ai.evaluation`).
+  :mod:`ringgames.ai.evaluation`);
+* :mod:`.gyges` — Gygès's compiled alpha-beta (its own tree: repetition from the game's history, goal
+  tactics, threat extensions, late move reductions).
 """

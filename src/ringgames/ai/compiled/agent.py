@@ -34,14 +34,20 @@ from ..evaluation import get_evaluator
 __all__ = ["CompiledAlphaBetaAgent", "KERNELS", "kernel_for"]
 
 
-#: Games with a compiled search (two players; the others use the Python search).
-KERNELS: frozenset[str] = frozenset({"yinsh", "rings"})
+#: Games with a compiled search (two players; the others use the Python search): YINSH and RINGS share
+#: :mod:`.tree`, Gygès has its own (:mod:`.gyges`).
+KERNELS: frozenset[str] = frozenset({"yinsh", "rings", "gyges"})
 
 
 def kernel_for(state: State) -> ModuleType | None:
-    """The compiled search (:mod:`.tree`) if ``state``'s game has one, else None (the Python search is used)."""
+    """The compiled search (:mod:`.tree`, or :mod:`.gyges`) if ``state``'s game has one, else None (the Python
+    search is used)."""
     if state.game.name not in KERNELS or state.num_players != 2 or not hasattr(state, "s"):
         return None
+    if state.game.name == "gyges":
+        from . import gyges
+
+        return gyges
     from . import tree
 
     return tree
@@ -86,7 +92,10 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
     def _context(self, kernel: ModuleType, state: State) -> Any:
         key = (state.game.name, self.eval_name, self.tt_size, self.extend, self.lmr)
         if self._ctx is None or self._ctx_key != key:
-            self._ctx = kernel.Context(state.game.name, self.eval_name, self.tt_size, self.extend, self.lmr)
+            if kernel.__name__.endswith(".gyges"):
+                self._ctx = kernel.Context(self.eval_name, self.tt_size, self.extend, self.lmr or None)
+            else:
+                self._ctx = kernel.Context(state.game.name, self.eval_name, self.tt_size, self.extend, self.lmr)
             self._ctx_key = key
         return self._ctx
 
@@ -110,6 +119,8 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
         if done:
             return result
         ctx = self._context(kernel, state)
+        if hasattr(ctx, "set_history"):  # the game's earlier positions (Gygès: the repetition rule)
+            ctx.set_history(state)
         ctx.new_search(cast(Any, state).s)  # a kernel state: its array (read only)
         ctl = ctx.ctl
         ctl[kernel.NODE_LIMIT] = 0 if nodes is None else max(1, int(nodes))

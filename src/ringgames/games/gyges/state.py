@@ -142,6 +142,11 @@ class GygesState(KernelState):
         board: list[int] = self.s[:NSQ].tolist()
         return board
 
+    def position_keys(self) -> np.ndarray:
+        """The Zobrist keys (``int64``, as :meth:`hash_key` but signed) of the play-phase positions
+        so far, the current one last: what the repetition rule remembers (a copy; empty in the setup)."""
+        return self._keys[: self.s[K.NKEYS]].copy()
+
     def repetition_count(self) -> int:
         """How often the current position has occurred in the play phase (0 during the setup)."""
         return int(self.s[K.REPS])
