@@ -54,8 +54,10 @@ from ...games.gyges import board as _board
 from ...games.gyges import kernel as K
 from ...jit import drop_stale_cache, njit
 from ..evaluation import gyges as _ev
+from . import tree as _tree
+from .tree import ABORTED, MAY_STOP, NODE_LIMIT, NODES, STOP, TIME_UP, _tick  # noqa: F401 (the agent reads them here)
 
-drop_stale_cache(__file__, K.__file__, _board.__file__, _ev.__file__)
+drop_stale_cache(__file__, K.__file__, _board.__file__, _ev.__file__, _tree.__file__)
 
 MAX_PLY = 64
 MAX_LEGAL = K.MAX_LEGAL
@@ -66,16 +68,13 @@ GOAL = _board.GOAL
 WIN = 1_000_000.0
 INF = 1e18
 EXACT, LOWER, UPPER = 0, 1, 2
-# ctl entries
-NODES, NODE_LIMIT, MAY_STOP, ABORTED = 0, 1, 2, 3
+# ctl entries NODES, NODE_LIMIT, MAY_STOP, ABORTED and the flags TIME_UP, STOP: as in :mod:`.tree` (its ``_tick``)
 #: ctl entry set by :meth:`Context.new_search`: 1 when the goal tactics are on (``extend`` > 0)
 TACTICS = 4
 #: ctl entry: late move reductions after this many actions (0: none; with the goal tactics only)
 LMR = 5
 # what the ordering pass found out about an action (with the goal tactics, depth >= 2)
 K_SEARCH, K_EXACT, K_THREAT = 0, 1, 2
-# flags entries (set from Python)
-TIME_UP, STOP = 0, 1
 # the evaluation's weights (evaluation/gyges.py)
 W_APPROACH = float(_ev._APPROACH)
 W_MOBILITY = float(_ev._MOBILITY)
@@ -121,16 +120,6 @@ def evaluate(s, me, heads, links, nexts, st_sq, st_used):
     """The evaluation (points) of ``s`` for player ``me``: :func:`ringgames.ai.evaluation.gyges.evaluate`."""
     _, score, _, _ = leaf(s, False, heads, links, nexts, st_sq, st_used)
     return score if me == 0 else -score
-
-
-@njit
-def _tick(ctl, flags):
-    ctl[NODES] += 1
-    if ctl[NODES] & 511 == 0:
-        if flags[STOP] != 0:
-            ctl[ABORTED] = 1
-        elif ctl[MAY_STOP] != 0 and (flags[TIME_UP] != 0 or (ctl[NODE_LIMIT] > 0 and ctl[NODES] >= ctl[NODE_LIMIT])):
-            ctl[ABORTED] = 1
 
 
 @njit
