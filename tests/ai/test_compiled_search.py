@@ -1,5 +1,5 @@
-"""The compiled search (``search:``, issue #35) for YINSH and two-player RINGS: the same evaluations and values
-as the Python search, faster."""
+"""The compiled search (``search:``, issue #35) for YINSH and RINGS (two players, and 3–6 players paranoid): the
+same evaluations and values as the Python search, faster."""
 
 import random
 import threading
@@ -17,12 +17,12 @@ from ringgames.ai.compiled.agent import CompiledAlphaBetaAgent
 from ringgames.ai.evaluation import yinsh as Y
 
 
-def _random_positions(count, seed, min_plies=0, game="yinsh"):
+def _random_positions(count, seed, min_plies=0, game="yinsh", players=2):
     """Positions of seeded random games (every phase: placing, moves, rows, rings)."""
     rng = random.Random(seed)
     out = []
     while len(out) < count:
-        s = load_game(game, players=2).new_initial_state()
+        s = load_game(game, players=players).new_initial_state()
         ply = 0
         while not s.is_terminal() and len(out) < count:
             if ply >= min_plies:
@@ -45,9 +45,9 @@ def test_the_compiled_evaluation_equals_the_python_one(eval_name):
     assert phases == {"place", "move", "row", "ring"}
 
 
-def _middle_game(seed, plies=24, game="yinsh"):
+def _middle_game(seed, plies=24, game="yinsh", players=2):
     rng = random.Random(seed)
-    s = load_game(game, players=2).new_initial_state()
+    s = load_game(game, players=players).new_initial_state()
     for _ in range(plies):
         s.apply_action(rng.choice(s.legal_actions()))
     return s
@@ -166,11 +166,75 @@ def test_rings_each_depth_gives_the_python_search_s_value(seed):
         assert c["depth"] == depth and c["nodes"] > 0
 
 
-def test_rings_with_more_players_uses_the_python_search():
+# -- RINGS, 3–6 players: paranoid -------------------------------------------------------------------
+
+@pytest.mark.parametrize("players", [3, 4, 6])
+def test_the_compiled_paranoid_evaluation_equals_the_python_one(players):
+    from ringgames.ai.compiled import ops
+    from ringgames.ai.evaluation import rings as R
+
+    ctx = tree.Context("rings", "", tt=1024)
+    positions = _random_positions(150, seed=players, game="rings", players=players)
+    nonzero = 0
+    for s in positions:
+        v = R.evaluate(s)
+        for root in range(players):
+            want = v[root] - max(v[p] for p in range(players) if p != root)  # AlphaBetaAgent._static
+            for side, sign in ((0, 1.0), (1, -1.0)):
+                got = ops.side_evaluate(ops.RINGS, s.s, side, root, ctx.wts, ctx.wtab, ctx.buf)
+                assert got == pytest.approx(sign * want, abs=1e-9), (s.position(), root, side)
+            nonzero += want != 0
+    assert nonzero > 100
+
+
+@pytest.mark.parametrize("players,seed,depths", [(3, 1, 2), (3, 2, 2), (4, 3, 1), (5, 4, 1)])
+def test_rings_paranoid_each_depth_gives_the_python_search_s_value(players, seed, depths):
+    # (the Python paranoid search takes 3-7 s for depth 2 of three players here, the compiled one 0.05 s)
+    s = _middle_game(seed, 30 + 8 * seed, game="rings", players=players)
+    assert not s.is_terminal()
+    agent = CompiledAlphaBetaAgent(depth=1, safe=0, seed=0)
+    for depth in range(1, depths + 1):
+        py = AlphaBetaAgent(depth=depth, safe=0, seed=0).analyse(s.clone())
+        agent.max_depth = depth
+        c = agent.analyse(s.clone())
+        assert c["value"] == pytest.approx(py["value"], abs=1e-9), (players, seed, depth)
+        assert c["depth"] == depth and c["nodes"] > 0
+    assert agent._ctx is not None and agent._ctx.ctl[tree.ROOT] == s.current_player()  # the compiled tree searched
+
+
+def test_a_paranoid_search_values_the_end_of_a_game_as_the_python_one():
+    # a few decisions before the end of random 3-player games: wins, losses and shared wins (by the kernel's
+    # winners) give the root values of the Python search
+    proven = 0
+    for seed in range(8):
+        rng = random.Random(seed)
+        s = load_game("rings", players=3).new_initial_state()
+        line = []
+        while not s.is_terminal():
+            line.append(rng.choice(s.legal_actions()))
+            s.apply_action(line[-1])
+        for back in (2, 4, 8):
+            s = load_game("rings", players=3).new_initial_state()
+            for a in line[:-back]:
+                s.apply_action(a)
+            py = AlphaBetaAgent(depth=2, safe=0, seed=0).analyse(s.clone())
+            c = CompiledAlphaBetaAgent(depth=2, safe=0, seed=0).analyse(s.clone())
+            assert c["value"] == pytest.approx(py["value"], abs=1e-9), (seed, back)
+            proven += abs(py["value"]) >= WIN - 1000
+    assert proven >= 3
+
+
+def test_rings_three_player_games_to_the_end_on_the_compiled_search():
     s = load_game("rings", players=3).new_initial_state()
-    agent = CompiledAlphaBetaAgent(depth=1, seed=0)
-    r = agent.analyse(s.clone())
-    assert r["action"] in s.legal_actions() and agent._ctx is None  # no compiled context was made
+    agents = [make_agent("search:depth=2,seed=1"), make_agent("search:depth=1,seed=2"), make_agent("greedy:seed=3")]
+    n = 0
+    while not s.is_terminal() and n < 900:
+        act = agents[s.current_player()].choose(s)
+        assert act in s.legal_actions()
+        s.apply_action(act)
+        n += 1
+    assert s.is_terminal() and len(s.winners()) >= 1
+    assert agents[0]._ctx is not None and agents[0]._ctx.ctl[tree.ROOT] == 0
 
 
 def test_rings_games_to_the_end_on_the_compiled_search():

@@ -5,9 +5,9 @@ Level  Meaning
 =====  ==========================================================================
 1      beginner: takes a win in one, avoids handing one, otherwise plays at random
 2      greedy: as 1, but picks the action with the best evaluation one decision ahead
-3      search, about 0.5 s per decision (Gygès: depth 2, at most 1 s; RINGS: at least depth 2)
-4      search, about 2 s per decision (Gygès: 1.6 s; Gygès and RINGS: at least depth 2)
-5      search, about 5 s per decision (the strongest we have; Gygès and RINGS: at least depth 2)
+3      search, about 0.5 s per decision (YINSH 0.8 s; Gygès: depth 2, at most 1 s; RINGS: at least depth 2)
+4      search, about 2 s per decision (Gygès: 1.5 s and at least depth 3; RINGS: at least depth 2)
+5      search, about 5 s per decision (the strongest we have; Gygès: at least depth 3, RINGS: depth 2)
 =====  ==========================================================================
 
 ``level:N,eval=NAME`` searches with one of the game's other evaluations (an alpha-beta level only: YINSH
@@ -60,17 +60,16 @@ LEVELS: dict[str, dict[int, str]] = {
         4: "search:time=2",
         5: "search:time=5",
     },
-    # Gygès: depth 2 must complete (a cut-off depth 2 played worse than greedy in our
-    # trials), so level 3 is depth-limited with a time cap (typically 0.5–1 s). Level 4's
-    # 1.6 s completes depth 3 and searches part of depth 4 (best root moves first); level 5
-    # completes depth 4 (2–4 s). With 2.5 s level 4 searched nearly all of depth 4 and level 5
-    # scored only 0.44 against it (docs/ai.md); with 1 s it scored 0.58 against level 3.
+    # Gygès: the compiled search (ai/compiled/gyges.py: goal tactics, a threat extension, about one turn deeper
+    # than the Python search in the same time). The levels are set by the depth they always complete (``min``; a
+    # depth only sometimes started plays like the one below it, docs/ai.md): level 3 exactly depth 2 (0.05–0.5 s),
+    # level 4 depth 3 always (0.3–2 s), level 5 depth 4–6 in 5 s and never below depth 3.
     "gyges": {
         1: "greedy:eval=0",
         2: "greedy",
-        3: "alphabeta:depth=2,time=1",
-        4: "alphabeta:time=1.6,min=2",
-        5: "alphabeta:time=5,min=2",
+        3: "search:depth=2,time=1,min=2",
+        4: "search:time=1.5,min=3",
+        5: "search:time=5,min=3",
     },
     # RINGS: depth 2 takes 0.05–0.3 s in the middle game; at least depth 2 at every level.
     # RINGS, two players: the compiled search too (about 70x the Python search's nodes/s, depth 4 instead

@@ -4,7 +4,9 @@
 :class:`~ringgames.ai.alphabeta.AlphaBetaAgent` (``depth``, ``time``, ``min``, ``extend``, ``tt``,
 ``seed``, ``safe``, ``eval``; ``analyse()`` with time, depth and node limits, a stop event,
 ``info`` callbacks and excluded root actions), with the tree searched by the game's compiled
-kernel (:mod:`.tree`; :data:`KERNELS`: YINSH and two-player RINGS) where it has one, else by the Python search it inherits.
+kernel (:mod:`.tree`; :data:`KERNELS`: YINSH, RINGS and Gygès) where it has one, else by the Python search it inherits.
+RINGS with 3–6 players is searched *paranoid* (the searching seat against the coalition of the others), as
+the Python search does (:data:`PARANOID`).
 
 The compiled search runs without the GIL; a watcher thread tells it when time is up or a stop
 was asked for (a flag it reads every 512 nodes).
@@ -31,18 +33,22 @@ from ...protocol import State
 from ..alphabeta import WIN, AlphaBetaAgent
 from ..evaluation import get_evaluator
 
-__all__ = ["CompiledAlphaBetaAgent", "KERNELS", "kernel_for"]
+__all__ = ["CompiledAlphaBetaAgent", "KERNELS", "PARANOID", "kernel_for"]
 
 
-#: Games with a compiled search (two players; the others use the Python search): YINSH and RINGS share
+#: Games with a compiled search (the others use the Python search): YINSH and RINGS share
 #: :mod:`.tree`, Gygès has its own (:mod:`.gyges`).
 KERNELS: frozenset[str] = frozenset({"yinsh", "rings", "gyges"})
+#: Games whose compiled search also plays more than two players (paranoid).
+PARANOID: frozenset[str] = frozenset({"rings"})
 
 
 def kernel_for(state: State) -> ModuleType | None:
     """The compiled search (:mod:`.tree`, or :mod:`.gyges`) if ``state``'s game has one, else None (the Python
     search is used)."""
-    if state.game.name not in KERNELS or state.num_players != 2 or not hasattr(state, "s"):
+    if state.game.name not in KERNELS or not hasattr(state, "s"):
+        return None
+    if state.num_players != 2 and state.game.name not in PARANOID:
         return None
     if state.game.name == "gyges":
         from . import gyges
@@ -121,7 +127,10 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
         ctx = self._context(kernel, state)
         if hasattr(ctx, "set_history"):  # the game's earlier positions (Gygès: the repetition rule)
             ctx.set_history(state)
-        ctx.new_search(cast(Any, state).s)  # a kernel state: its array (read only)
+        if state.num_players > 2:  # paranoid: the searching seat against the others
+            ctx.new_search(cast(Any, state).s, state.current_player())
+        else:
+            ctx.new_search(cast(Any, state).s)  # a kernel state: its array (read only)
         ctl = ctx.ctl
         ctl[kernel.NODE_LIMIT] = 0 if nodes is None else max(1, int(nodes))
         flags = ctx.flags

@@ -4,6 +4,10 @@ Each function takes ``game`` (:data:`YINSH` or :data:`RINGS`) and a rules-kernel
 branches are compiled into one search (:mod:`.tree`), so that numba's on-disk cache holds it
 (functions passed as arguments are compiled again in every process). :func:`outcome` is
 :data:`ONGOING`, :data:`DRAW` or the winning seat (two players).
+
+With more than two players (RINGS) the search is *paranoid*, as the Python one: seat ``root`` against
+the coalition of the others, two *sides* (:func:`side`: 0 the root, 1 the coalition) in place of two
+seats; ``root`` is -1 in a two-player game, where a side is a seat.
 """
 
 from __future__ import annotations
@@ -93,3 +97,46 @@ def evaluate(game, s, me, wts, wtab, buf):
     if game == YINSH:
         return _yinsh.evaluate(s, me, wts, wtab, buf)
     return _rings.evaluate(s, me, wts, wtab, buf)
+
+
+@njit
+def side(game, s, root):
+    """The side that decides next: the seat (two players, ``root`` = -1), else 0 for ``root`` and 1 for the others."""
+    a = actor(game, s)
+    if root < 0:
+        return a
+    return 0 if a == root else 1
+
+
+@njit
+def side_outcome(game, s, root):
+    """:func:`outcome` by side: with ``root`` >= 0, 0 if ``root`` alone won, :data:`DRAW` if it shares the win (the
+    returns then put it level with a co-winner), else 1."""
+    if root < 0:
+        return outcome(game, s)
+    if game == YINSH or not RK.is_over(s):
+        return ONGOING
+    m = RK.winners_mask(s)
+    bit = 1 << root
+    if m == bit:
+        return 0
+    return DRAW if m & bit else 1
+
+
+@njit
+def side_evaluate(game, s, sd, root, wts, wtab, buf):
+    """The evaluation of ``s`` for side ``sd`` (:func:`side`; with ``root`` >= 0 the paranoid value, negated for the
+    coalition)."""
+    if root < 0:
+        return evaluate(game, s, sd, wts, wtab, buf)
+    x = _rings.evaluate_paranoid(s, root, wts, wtab)
+    return x if sd == 0 else 0.0 - x
+
+
+@njit
+def side_key(game, s, zob, root):
+    """:func:`position_key`, and the root seat with ``root`` >= 0 (paranoid values depend on it)."""
+    h = position_key(game, s, zob)
+    if root >= 0:
+        h ^= zob[4080 + root]
+    return h

@@ -1,8 +1,10 @@
-"""RINGS (two players) in the compiled search (:mod:`.tree`): position keys and the evaluation.
+"""RINGS in the compiled search (:mod:`.tree`): position keys and the evaluation.
 
 :func:`evaluate` is :mod:`ringgames.ai.evaluation.rings`'s for two players (majorities, rings,
 influence leads on open circles; the same values, ``tests/ai/test_compiled_rings.py``), read
-from the rules kernel's array (:mod:`ringgames.games.rings.kernel`).
+from the rules kernel's array (:mod:`ringgames.games.rings.kernel`); :func:`evaluate_paranoid` is
+the value the Python paranoid search gives a position of a game of 3–6 players (the root seat's
+value less the best other seat's).
 """
 
 from __future__ import annotations
@@ -33,23 +35,19 @@ def position_key(s, zob):
 
 
 @njit
-def evaluate(s, me, wts, wtab, buf):
-    """The evaluation (points) for seat ``me`` of a two-player game: half the difference of the seats' values.
+def seat_values(s, wts, vals):
+    """Each seat's value (points) into ``vals[:players]``: majorities, rings and influence leads.
     ``wts``: majority, ring, lead per influence point, lead cap."""
     n = s[K.NPLAYERS]
-    v0 = 0.0
-    v1 = 0.0
+    for p in range(n):
+        vals[p] = 0.0
     for c in range(K.NC):
         m = s[K.MAJ + c]
-        if m == 0:
-            v0 += wts[0]
-        elif m == 1:
-            v1 += wts[0]
+        if m >= 0:
+            vals[m] += wts[0]
         r = s[K.RING + c]
-        if r == 0:
-            v0 += wts[1]
-        elif r == 1 and r < n:
-            v1 += wts[1]
+        if 0 <= r < n:
+            vals[r] += wts[1]
         if m < 0:
             best = 0
             second = 0
@@ -63,20 +61,38 @@ def evaluate(s, me, wts, wtab, buf):
                 elif x > second:
                     second = x
             if who >= 0 and best > second:
-                lead = wts[2] * min(wts[3], best - second)
-                if who == 0:
-                    v0 += lead
-                else:
-                    v1 += lead
-    d = (v0 - v1) / 2.0
+                vals[who] += wts[2] * min(wts[3], best - second)
+
+
+@njit
+def evaluate(s, me, wts, wtab, buf):
+    """The evaluation (points) for seat ``me`` of a two-player game: half the difference of the seats' values
+    (``wtab[0]``: room for them)."""
+    vals = wtab[0]
+    seat_values(s, wts, vals)
+    d = (vals[0] - vals[1]) / 2.0
     return d if me == 0 else 0.0 - d
 
 
+@njit
+def evaluate_paranoid(s, root, wts, wtab):
+    """The evaluation (points) for seat ``root`` against the coalition of the others (3–6 players): its value less
+    the best other seat's (the Python paranoid search's ``_static``)."""
+    n = s[K.NPLAYERS]
+    vals = wtab[0]
+    seat_values(s, wts, vals)
+    best = -1e300
+    for p in range(n):
+        if p != root and vals[p] > best:
+            best = vals[p]
+    return vals[root] - best
+
+
 def weights_for(eval_name: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(weights, unused table)`` of the RINGS evaluation (only today's: ``""``)."""
+    """``(weights, table)`` of the RINGS evaluation (only today's: ``""``); the table is room for the seats' values."""
     from ..evaluation import rings as ev
 
     if eval_name not in ("", "hand", "default"):
         raise ValueError(f"unknown RINGS evaluation {eval_name!r}; known: hand")
     wts = np.array([ev._MAJORITY, ev._RING, ev._LEAD, 3.0], dtype=np.float64)
-    return wts, np.zeros((2, 1), dtype=np.float64)
+    return wts, np.zeros((1, K.S), dtype=np.float64)

@@ -37,9 +37,10 @@ WIN = 1_000_000.0
 INF = 1e18
 EXACT, LOWER, UPPER = 0, 1, 2
 # ctl entries: nodes searched, node limit (0: none), may stop (the depths up to ``min`` are done), aborted,
-# late move reductions: from the LMR-th action of a node (0: off), at depths of at least LMR_DEPTH
-NODES, NODE_LIMIT, MAY_STOP, ABORTED, LMR, LMR_DEPTH = 0, 1, 2, 3, 4, 5
-NUM_CTL = 6
+# late move reductions: from the LMR-th action of a node (0: off), at depths of at least LMR_DEPTH, the root
+# seat of a paranoid search (more than two players; -1: two players)
+NODES, NODE_LIMIT, MAY_STOP, ABORTED, LMR, LMR_DEPTH, ROOT = 0, 1, 2, 3, 4, 5, 6
+NUM_CTL = 7
 # flags entries (set from Python)
 TIME_UP, STOP = 0, 1
 
@@ -149,11 +150,13 @@ def search(game, st, base, depth, alpha, beta, ext, midturn, extend, ctl, flags,
            tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf, fr, fv, keys):
     """Value of ``st[base]`` for its player to decide (see the module docstring).
 
-    Negamax over changes of the player to move, with an explicit stack: frame ``ply`` (``fr``, ``fv``,
+    Negamax over changes of the side to move (:func:`.ops.side`: the seat, or with ``ctl[ROOT]`` >= 0 the root
+    seat against the coalition of the others, paranoid), with an explicit stack: frame ``ply`` (``fr``, ``fv``,
     ``keys``) is the node whose position is ``st[ply]``. Below the horizon (``depth <= 0``) only a turn
     in progress (``midturn``: the last decision was by the same player) is searched on, for at most
     ``ext`` more decisions; otherwise the position is evaluated."""
     _push(fr, fv, base, depth, alpha, beta, ext, midturn)
+    root = ctl[ROOT]
     sp = base
     mode = ENTER
     ret = 0.0
@@ -164,13 +167,13 @@ def search(game, st, base, depth, alpha, beta, ext, midturn, extend, ctl, flags,
             if ctl[ABORTED] != 0:
                 return 0.0
             s = st[ply]
-            me = ops.actor(game, s)
+            me = ops.side(game, s, root)
             d = fr[ply, F_DEPTH]
             if (d <= 0 and (fr[ply, F_MID] == 0 or fr[ply, F_EXT] <= 0)) or ply >= MAX_PLY - 1:
-                ret = ops.evaluate(game, s, me, wts, wtab, buf)
+                ret = ops.side_evaluate(game, s, me, root, wts, wtab, buf)
                 mode = RETURN
                 continue
-            key = ops.position_key(game, s, zob)
+            key = ops.side_key(game, s, zob, root)
             idx = np.int64(key & np.uint64(tt_key.shape[0] - 1))
             tt_a = -1
             if tt_key[idx] == key:
@@ -211,10 +214,10 @@ def search(game, st, base, depth, alpha, beta, ext, midturn, extend, ctl, flags,
             horizon = d <= 0
             al = fv[ply, G_ALPHA]
             be = fv[ply, G_BETA]
-            w = ops.outcome(game, child)
+            w = ops.side_outcome(game, child, root)
             if w != ONGOING:
                 v = _terminal_value(w, me, ply)
-            elif ops.actor(game, child) == me:  # the same player decides again: no depth used
+            elif ops.side(game, child, root) == me:  # the same side decides again: no depth used
                 fr[ply, F_NEG] = 0
                 fr[ply, F_PVS] = 0
                 if horizon:
@@ -226,7 +229,7 @@ def search(game, st, base, depth, alpha, beta, ext, midturn, extend, ctl, flags,
                 continue
             elif horizon or d == 1:  # a leaf: what the search at depth 0 would return
                 _tick(ctl, flags)
-                v = -ops.evaluate(game, child, ops.actor(game, child), wts, wtab, buf)
+                v = -ops.side_evaluate(game, child, ops.side(game, child, root), root, wts, wtab, buf)
             else:
                 fr[ply, F_NEG] = 1
                 if ctl[LMR] > 0 and i >= ctl[LMR] and d >= ctl[LMR_DEPTH] and fr[ply, F_BESTA] >= 0:
@@ -288,7 +291,8 @@ def search_root(game, st, actions, n, depth, out, extend, ctl, flags, moves, sco
     """One iteration at ``depth``: the value of each root action (``out[i]``), in the given order.
     Returns how many were searched before an abort (``n`` when the iteration completed)."""
     s = st[0]
-    me = ops.actor(game, s)
+    root = ctl[ROOT]
+    me = ops.side(game, s, root)
     alpha = -INF
     beta = INF
     child = st[1]
@@ -296,10 +300,10 @@ def search_root(game, st, actions, n, depth, out, extend, ctl, flags, moves, sco
         a = actions[i]
         child[:] = s
         ops.apply_action(game, child, a)
-        w = ops.outcome(game, child)
+        w = ops.side_outcome(game, child, root)
         if w != ONGOING:
             v = 0.0 if w == DRAW else (WIN - 1.0 if w == me else -(WIN - 1.0))
-        elif ops.actor(game, child) == me:
+        elif ops.side(game, child, root) == me:
             v = search(game, st, 1, depth, alpha, beta, extend, 1, extend, ctl, flags, moves, scores, hist, killers,
                        tt_key, tt_val, tt_depth, tt_flag, tt_move, zob, wts, wtab, buf, fr, fv, keys)
         elif i > 0 and depth > 1:
@@ -321,14 +325,14 @@ def search_root(game, st, actions, n, depth, out, extend, ctl, flags, moves, sco
 
 
 @njit
-def principal_variation(game, s, first, out, limit, tt_key, tt_move, zob, legal):
+def principal_variation(game, s, first, out, limit, tt_key, tt_move, zob, legal, root):
     """The moves ``first`` then the table's best moves from ``s`` (at most ``limit``) into ``out``; returns how many."""
     w = s.copy()
     out[0] = first
     ops.apply_action(game, w, first)
     n = 1
     while n < limit and ops.outcome(game, w) == ONGOING:
-        key = ops.position_key(game, w, zob)
+        key = ops.side_key(game, w, zob, root)
         idx = np.int64(key & np.uint64(tt_key.shape[0] - 1))
         if tt_key[idx] != key:
             break
@@ -377,11 +381,13 @@ class Context:
         self.extend = int(extend)
         self.lmr = (int(lmr), int(lmr_depth))
 
-    def new_search(self, s: np.ndarray) -> None:
-        """Start a search from the kernel array ``s``: counters and flags cleared, history aged."""
+    def new_search(self, s: np.ndarray, root: int = -1) -> None:
+        """Start a search from the kernel array ``s``: counters and flags cleared, history aged. ``root``: the
+        searching seat of a paranoid search (more than two players), else -1."""
         self.st[0] = s
         self.ctl[:] = 0
         self.ctl[LMR], self.ctl[LMR_DEPTH] = self.lmr
+        self.ctl[ROOT] = root
         self.flags[:] = 0
         self.hist >>= 2
         self.killers[:] = -1
@@ -397,7 +403,7 @@ class Context:
         """The principal variation from the root, starting with ``first``."""
         out = np.zeros(limit, dtype=np.int32)
         n = principal_variation(self.game, self.st[0].copy(), first, out, limit, self.tt_key, self.tt_move, self.zob,
-                                np.zeros(MAX_LEGAL, dtype=np.int32))
+                                np.zeros(MAX_LEGAL, dtype=np.int32), self.ctl[ROOT])
         return [int(a) for a in out[:n]]
 
     def evaluate(self, s: np.ndarray, me: int) -> float:
