@@ -55,7 +55,7 @@ from ...games.gyges import kernel as K
 from ...jit import drop_stale_cache, njit
 from ..evaluation import gyges as _ev
 from . import tree as _tree
-from .tree import ABORTED, MAY_STOP, NODE_LIMIT, NODES, STOP, TIME_UP, _tick  # noqa: F401 (the agent reads them here)
+from .tree import ABORTED, EXACT, INF, LOWER, MAY_STOP, NODE_LIMIT, NODES, STOP, TIME_UP, UPPER, WIN, _tick  # noqa: F401
 
 drop_stale_cache(__file__, K.__file__, _board.__file__, _ev.__file__, _tree.__file__)
 
@@ -65,9 +65,6 @@ NUM_ACTIONS = _board.NUM_ACTIONS
 MOVE_BASE = _board.MOVE_BASE
 PASS = _board.PASS
 GOAL = _board.GOAL
-WIN = 1_000_000.0
-INF = 1e18
-EXACT, LOWER, UPPER = 0, 1, 2
 # ctl entries NODES, NODE_LIMIT, MAY_STOP, ABORTED and the flags TIME_UP, STOP: as in :mod:`.tree` (its ``_tick``)
 #: ctl entry set by :meth:`Context.new_search`: 1 when the goal tactics are on (``extend`` > 0)
 TACTICS = 4
@@ -204,16 +201,7 @@ def search(st, keys, nh, base, depth, alpha, beta, ext, ctl, flags, moves, score
                     continue
             k0 = killers[ply, 0]
             k1 = killers[ply, 1]
-            for i in range(n):
-                a = mv[i]
-                if a == tt_a:
-                    sc[i] = 1 << 62
-                elif a == k0:
-                    sc[i] = 1 << 61
-                elif a == k1:
-                    sc[i] = 1 << 60
-                else:
-                    sc[i] = hist[a]
+            _tree.order(mv, sc, n, tt_a, k0, k1, hist)
             if tactics and depth >= 2:
                 # the ordering pass: every child's static value (exact where the reply wins or
                 # the position repeats a third time), best first
@@ -262,17 +250,8 @@ def search(st, keys, nh, base, depth, alpha, beta, ext, ctl, flags, moves, score
             depth = fi[ply, F_DEPTH]
             if i >= n:
                 best = ff[ply, F_BEST]
-                alpha0 = ff[ply, F_ALPHA0]
-                beta = ff[ply, F_BETA]
-                flag = EXACT if alpha0 < best < beta else (LOWER if best >= beta else UPPER)
-                idx = fi[ply, F_IDX]
-                key = fi[ply, F_KEY]
-                if tt_key[idx] != key or tt_depth[idx] <= depth:  # keep the deeper entry of the same position
-                    tt_key[idx] = key
-                    tt_val[idx] = best
-                    tt_depth[idx] = depth
-                    tt_flag[idx] = flag
-                    tt_move[idx] = fi[ply, F_BESTA]
+                _tree.tt_put(tt_key, tt_val, tt_depth, tt_flag, tt_move, fi[ply, F_IDX], fi[ply, F_KEY], best,
+                             ff[ply, F_ALPHA0], ff[ply, F_BETA], depth, fi[ply, F_BESTA])
                 ret = best
                 op = OP_RETURN
                 continue
@@ -398,10 +377,7 @@ def search(st, keys, nh, base, depth, alpha, beta, ext, ctl, flags, moves, score
             if v > ff[ply, F_ALPHA]:
                 ff[ply, F_ALPHA] = v
             if ff[ply, F_ALPHA] >= ff[ply, F_BETA]:
-                hist[a] += 1 << min(fi[ply, F_DEPTH], 20)
-                if killers[ply, 0] != a:
-                    killers[ply, 1] = killers[ply, 0]
-                    killers[ply, 0] = a
+                _tree.cut_off(hist, killers, ply, a, fi[ply, F_DEPTH])
                 fi[ply, F_I] = fi[ply, F_N]
             else:
                 fi[ply, F_I] = i + 1

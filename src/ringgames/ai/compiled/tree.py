@@ -80,7 +80,8 @@ def _push(fr, fv, ply, depth, alpha, beta, ext, mid):
 
 
 @njit
-def _order(mv, sc, n, tt_a, k0, k1, hist):
+def order(mv, sc, n, tt_a, k0, k1, hist):
+    """Ordering scores of the actions ``mv[:n]`` into ``sc``: the table's action, the two killers, then history."""
     for i in range(n):
         a = mv[i]
         if a == tt_a:
@@ -111,6 +112,29 @@ def _pick(mv, sc, i, n):
 
 
 @njit
+def cut_off(hist, killers, ply, a, depth):
+    """Credit the action ``a`` that cut off the node at ``ply`` (``depth`` turns left): history and killers."""
+    hist[a] += (1 << min(depth, 20)) if depth > 0 else 1
+    if killers[ply, 0] != a:
+        killers[ply, 1] = killers[ply, 0]
+        killers[ply, 0] = a
+
+
+@njit
+def tt_put(tt_key, tt_val, tt_depth, tt_flag, tt_move, idx, key, best, alpha0, beta, depth, best_a):
+    """Store a node's result (``best`` found in the window ``alpha0``..``beta``) in the transposition table, keeping
+    the deeper entry of the same position."""
+    flag = EXACT if alpha0 < best < beta else (LOWER if best >= beta else UPPER)
+    d = max(depth, 0)
+    if tt_key[idx] != key or tt_depth[idx] <= d:
+        tt_key[idx] = key
+        tt_val[idx] = best
+        tt_depth[idx] = d
+        tt_flag[idx] = flag
+        tt_move[idx] = best_a
+
+
+@njit
 def _update(fr, fv, ply, a, v, hist, killers):
     """Take a child's value into the node at ``ply``; True on a cut-off."""
     if v > fv[ply, G_BEST]:
@@ -119,30 +143,15 @@ def _update(fr, fv, ply, a, v, hist, killers):
     if v > fv[ply, G_ALPHA]:
         fv[ply, G_ALPHA] = v
     if fv[ply, G_ALPHA] >= fv[ply, G_BETA]:
-        depth = fr[ply, F_DEPTH]
-        hist[a] += (1 << min(depth, 20)) if depth > 0 else 1
-        if killers[ply, 0] != a:
-            killers[ply, 1] = killers[ply, 0]
-            killers[ply, 0] = a
+        cut_off(hist, killers, ply, a, fr[ply, F_DEPTH])
         return True
     return False
 
 
 @njit
 def _store(fr, fv, keys, ply, tt_key, tt_val, tt_depth, tt_flag, tt_move):
-    best = fv[ply, G_BEST]
-    alpha0 = fv[ply, G_ALPHA0]
-    beta = fv[ply, G_BETA]
-    flag = EXACT if alpha0 < best < beta else (LOWER if best >= beta else UPPER)
-    d = max(fr[ply, F_DEPTH], 0)
-    idx = fr[ply, F_IDX]
-    key = keys[ply]
-    if tt_key[idx] != key or tt_depth[idx] <= d:  # keep the deeper entry of the same position
-        tt_key[idx] = key
-        tt_val[idx] = best
-        tt_depth[idx] = d
-        tt_flag[idx] = flag
-        tt_move[idx] = fr[ply, F_BESTA]
+    tt_put(tt_key, tt_val, tt_depth, tt_flag, tt_move, fr[ply, F_IDX], keys[ply], fv[ply, G_BEST], fv[ply, G_ALPHA0],
+           fv[ply, G_BETA], fr[ply, F_DEPTH], fr[ply, F_BESTA])
 
 
 @njit
@@ -194,7 +203,7 @@ def search(game, st, base, depth, alpha, beta, ext, midturn, extend, ctl, flags,
             fv[ply, G_BEST] = -INF
             n = ops.gen_actions(game, s, moves[ply])
             fr[ply, F_N] = n
-            _order(moves[ply], scores[ply], n, tt_a, killers[ply, 0], killers[ply, 1], hist)
+            order(moves[ply], scores[ply], n, tt_a, killers[ply, 0], killers[ply, 1], hist)
             mode = NEXT
         elif mode == NEXT:
             i = fr[ply, F_I]
