@@ -46,6 +46,9 @@ __all__ = ["MAX_ERROR", "MAX_LINE", "Engine", "ProtocolError", "parse_go", "run"
 MAX_ERROR = 200
 #: Longest command line accepted (characters): a whole game's moves fit easily.
 MAX_LINE = 1_000_000
+#: ``setoption name threads``: at most this many (the compiled search's lazy SMP; more than the machine's cores
+#: only costs)
+MAX_ENGINE_THREADS = 64
 #: Most characters of a bad token quoted back in an error.
 _QUOTE = 40
 
@@ -107,6 +110,7 @@ class Engine:
         self._level = str(level)
         self._seed = seed
         self._hash = 0
+        self._threads = 1
         self._thread: threading.Thread | None = None
         self._busy = False  # a go is running (cleared, under the lock, as its bestmove is written)
         self._stop = threading.Event()
@@ -157,6 +161,8 @@ class Engine:
                 agent = agent_for(self.game.name, self.game.num_players)
             if self._hash and hasattr(agent, "tt_size"):
                 agent.tt_size = max(1000, self._hash * 1024 * 1024 // 256)
+            if hasattr(agent, "threads"):  # the compiled search (lazy SMP); the other agents search on one thread
+                agent.threads = self._threads
             self._agent = agent
         return self._agent
 
@@ -205,7 +211,7 @@ class Engine:
         self.write(f"option name players type spin default {g.num_players} min {lo} max {hi}")
         self.write(f"option name level type string default {self._level}")
         self.write("option name seed type string default none")
-        self.write("option name threads type spin default 1 min 1 max 1")
+        self.write(f"option name threads type spin default {self._threads} min 1 max {MAX_ENGINE_THREADS}")
         self.write(f"option name hash type spin default {self._hash} min 0 max 65536")
         self.write("rgiok")
 
@@ -262,8 +268,14 @@ class Engine:
                     raise ProtocolError(f"seed must be a number or none, not {_quote(value)}") from None
             self._agent = None
         elif name == "threads":
-            if value != "1":
-                raise ProtocolError(f"threads: this engine searches on one thread (1), not {_quote(value)}")
+            try:
+                n = int(value)
+            except ValueError:
+                n = 0
+            if not 1 <= n <= MAX_ENGINE_THREADS:
+                raise ProtocolError(f"threads must be 1–{MAX_ENGINE_THREADS}, not {_quote(value)}")
+            self._threads = n
+            self._agent = None
         elif name == "hash":
             try:
                 mb = int(value)

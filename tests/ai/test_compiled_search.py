@@ -274,3 +274,28 @@ def test_a_yinsh_turn_with_a_row_and_a_ring_costs_one_search():
         if found >= 2:
             break
     assert found >= 2
+
+
+# -- threads (lazy SMP) ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game,seed,plies", [("yinsh", 3, 30), ("rings", 3, 60), ("gyges", 1, 8)])
+def test_helper_threads_share_the_table_and_stop_with_the_search(game, seed, plies):
+    s = _middle_game(seed, plies, game=game)  # positions that need a search (no win or forced move at the root)
+    assert not s.is_terminal()
+    one = CompiledAlphaBetaAgent(depth=3, safe=0, seed=0)
+    two = CompiledAlphaBetaAgent(depth=3, safe=0, seed=0, threads=2)
+    r1 = one.analyse(s.clone())
+    before = threading.active_count()
+    r2 = two.analyse(s.clone())
+    assert threading.active_count() == before  # the helper was stopped and joined
+    assert r1["depth"] == r2["depth"] == 3 and r2["action"] in s.legal_actions()
+    helper = two._helpers[0]
+    assert helper.tt_key is two._ctx.tt_key and helper.tt_move is two._ctx.tt_move  # one table
+    assert helper.ctl[tree.NODES] > 0 and r2["nodes"] > two._ctx.ctl[tree.NODES]  # it searched; its nodes counted
+
+
+def test_threads_must_be_a_sensible_count():
+    for bad in (0, -1, 65, 1.5, True):
+        with pytest.raises(ValueError, match="threads"):
+            CompiledAlphaBetaAgent(depth=1, threads=bad)
+    assert make_agent("search:time=1,threads=2").threads == 2

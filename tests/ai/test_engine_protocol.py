@@ -128,7 +128,9 @@ def test_handshake_and_options(pipe):
                       ("setoption name players value 7", "players"),
                       ("setoption name level value 9", "bad level"),
                       ("setoption name level value engine:foo", "external engine"),
-                      ("setoption name threads value 2", "one thread"),
+                      ("setoption name threads value 0", "threads must be 1–64"),
+                      ("setoption name threads value 65", "threads must be 1–64"),
+                      ("setoption name threads value two", "threads must be 1–64"),
                       ("setoption name hash value -5", "hash"),
                       ("setoption name colour value red", "unknown option"),
                       ("setoption name", "usage")]:
@@ -139,8 +141,24 @@ def test_handshake_and_options(pipe):
     lines = pipe.ask("rgi", "rgiok")
     assert "option name game type combo default rings" in " ".join(lines)
     assert any(ln.startswith("option name players type spin default 4 min 2 max 6") for ln in lines)
+    assert "option name threads type spin default 1 min 1 max 64" in lines
+    pipe.send("setoption name threads value 2")
+    assert "option name threads type spin default 2 min 1 max 64" in pipe.ask("rgi", "rgiok")
     assert pipe.ask("isready", "readyok") == ["readyok"]
     assert pipe.close() == 0
+
+
+def test_the_threads_option_reaches_the_compiled_search():
+    from ringgames.engine import Engine
+
+    out: list[str] = []
+    eng = Engine(write=out.append)
+    for line in ("setoption name level value search:depth=2", "setoption name threads value 2"):
+        eng.handle(line)
+    assert eng.agent().threads == 2
+    eng.handle("setoption name level value mcts:iterations=10")
+    assert not hasattr(eng.agent(), "threads")  # MCTS searches on one thread whatever the option says
+    assert not [ln for ln in out if "error" in ln], out
 
 
 @pytest.mark.parametrize("game,players,level,go,plies", [

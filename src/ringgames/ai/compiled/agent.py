@@ -11,6 +11,14 @@ the Python search does (:data:`PARANOID`).
 The compiled search runs without the GIL; a watcher thread tells it when time is up or a stop
 was asked for (a flag it reads every 512 nodes).
 
+``threads=N`` (default 1) searches on N threads, *lazy SMP*: N - 1 helper threads run their own
+iterative deepening of the same position (root actions in their own shuffled order, every other
+helper one depth ahead) into the same transposition table, and the main thread's search — the
+one whose result is played — finds their entries there. What it buys is depth in the same time on
+several cores; what it costs is determinism (the table's contents depend on the threads' timing,
+and entries written by two threads at once are not locked), so ``threads=1`` stays the default and
+the one the tests compare with the Python search.
+
 >>> from ringgames import load_game
 >>> s = load_game("yinsh").new_initial_state()
 >>> agent = CompiledAlphaBetaAgent(depth=2, seed=0)
@@ -33,12 +41,16 @@ from ...protocol import State
 from ..alphabeta import WIN, AlphaBetaAgent
 from ..evaluation import get_evaluator
 
-__all__ = ["CompiledAlphaBetaAgent", "KERNELS", "PARANOID", "kernel_for"]
+__all__ = ["CompiledAlphaBetaAgent", "KERNELS", "MAX_THREADS", "PARANOID", "kernel_for"]
 
 
 #: Games with a compiled search (the others use the Python search): YINSH and RINGS share
 #: :mod:`.tree`, Gygès has its own (:mod:`.gyges`).
 KERNELS: frozenset[str] = frozenset({"yinsh", "rings", "gyges"})
+#: The most threads of ``threads=`` (lazy SMP; the cores are the useful limit).
+MAX_THREADS = 64
+#: The transposition table's arrays, shared by a search's threads.
+_TABLE = ("tt_key", "tt_val", "tt_depth", "tt_flag", "tt_move")
 #: Games whose compiled search also plays more than two players (paranoid).
 PARANOID: frozenset[str] = frozenset({"rings"})
 
@@ -62,12 +74,16 @@ def kernel_for(state: State) -> ModuleType | None:
 class CompiledAlphaBetaAgent(AlphaBetaAgent):
     """Alpha-beta with the tree in compiled code (``search:time=5``); see the module docstring."""
 
-    def __init__(self, *args: Any, lmr: int = 0, **kwargs: Any):
+    def __init__(self, *args: Any, lmr: int = 0, threads: int = 1, **kwargs: Any):
         kwargs.setdefault("pvs", 1)
         super().__init__(*args, **kwargs)
         if isinstance(lmr, bool) or not isinstance(lmr, int) or lmr < 0:
             raise ValueError(f"search lmr must be 0 (off) or the index of the first reduced action, not {lmr!r}")
+        if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"search threads must be 1–{MAX_THREADS}, not {threads!r}")
         self.lmr = lmr
+        self.threads = threads
+        self._helpers: list[Any] = []
         self.name = "search"
         self._ctx: Any = None
         self._ctx_key: tuple | None = None
@@ -95,15 +111,43 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
             w.apply_action(a)
         return plan
 
+    def _new_context(self, kernel: ModuleType, state: State) -> Any:
+        if kernel.__name__.endswith(".gyges"):
+            return kernel.Context(self.eval_name, self.tt_size, self.extend, self.lmr or None)
+        return kernel.Context(state.game.name, self.eval_name, self.tt_size, self.extend, self.lmr)
+
     def _context(self, kernel: ModuleType, state: State) -> Any:
         key = (state.game.name, self.eval_name, self.tt_size, self.extend, self.lmr)
         if self._ctx is None or self._ctx_key != key:
-            if kernel.__name__.endswith(".gyges"):
-                self._ctx = kernel.Context(self.eval_name, self.tt_size, self.extend, self.lmr or None)
-            else:
-                self._ctx = kernel.Context(state.game.name, self.eval_name, self.tt_size, self.extend, self.lmr)
+            self._ctx = self._new_context(kernel, state)
             self._ctx_key = key
+            self._helpers = []
+        while len(self._helpers) < self.threads - 1:  # lazy SMP: helpers with their own stacks, the same table
+            helper = self._new_context(kernel, state)
+            for name in _TABLE:
+                setattr(helper, name, getattr(self._ctx, name))
+            self._helpers.append(helper)
         return self._ctx
+
+    def _start_helpers(self, kernel: ModuleType, state: State, actions: list[int], max_depth: int) -> list[Any]:
+        """Start the helper threads of ``threads`` > 1 (see the module docstring); returns ``(context, thread)``
+        pairs."""
+        started = []
+        for i, helper in enumerate(self._helpers[: self.threads - 1]):
+            if hasattr(helper, "set_history"):
+                helper.set_history(state)
+            if state.num_players > 2:
+                helper.new_search(cast(Any, state).s, state.current_player())
+            else:
+                helper.new_search(cast(Any, state).s)
+            helper.ctl[kernel.MAY_STOP] = 1
+            order = np.array(actions, dtype=np.int32)
+            np.random.default_rng(self.rng.getrandbits(32)).shuffle(order)
+            th = threading.Thread(target=_helper_search, args=(helper, kernel, order, 1 + (i + 1) % 2, max_depth),
+                                  daemon=True)
+            th.start()
+            started.append((helper, th))
+        return started
 
     def analyse(self, state: State, time_limit: float | None = None, max_depth: int | None = None, *,
                 nodes: int | None = None, stop: threading.Event | None = None,
@@ -142,6 +186,7 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
             watcher.start()
         order = np.array(actions, dtype=np.int32)
         out = np.zeros(len(actions), dtype=np.float64)
+        helpers = self._start_helpers(kernel, state, actions, max_depth) if self.threads > 1 else []
         try:
             for depth in range(1, max_depth + 1):
                 ctl[kernel.MAY_STOP] = 1 if depth > self.min_depth else 0
@@ -173,13 +218,29 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
                     break  # the next iteration would not finish
         finally:
             finished.set()
+            for helper, _ in helpers:
+                helper.flags[kernel.STOP] = 1
+            for _, th in helpers:
+                th.join()
             if watcher is not None:
                 watcher.join()
-        self.nodes = int(ctl[kernel.NODES])
+        self.nodes = int(ctl[kernel.NODES]) + sum(int(h.ctl[kernel.NODES]) for h, _ in helpers)
         result["pv"] = ctx.pv(result["action"])
         if result["depth"] >= 1 and result["pv"][0] == result["action"]:
             self._plan = self._turn_plan(state, result["pv"])
         return self._finish(result, start, scale)
+
+
+def _helper_search(ctx: Any, kernel: ModuleType, order: np.ndarray, first: int, max_depth: int) -> None:
+    """A lazy-SMP helper: iterative deepening from depth ``first`` into the shared table until stopped."""
+    out = np.zeros(len(order), dtype=np.float64)
+    for depth in range(first, max_depth + 1):
+        if ctx.search_root(order, depth, out) < len(order) or ctx.flags[kernel.STOP]:
+            return
+        if np.max(np.abs(out)) >= WIN - 1000:
+            return  # proven: nothing deeper to learn
+        ranks = np.argsort(-out, kind="stable")
+        order, out = order[ranks].copy(), out[ranks].copy()
 
 
 def _watch(flags: np.ndarray, kernel: ModuleType, deadline: float | None, stop: threading.Event | None,
