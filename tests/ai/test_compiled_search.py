@@ -299,3 +299,21 @@ def test_threads_must_be_a_sensible_count():
         with pytest.raises(ValueError, match="threads"):
             CompiledAlphaBetaAgent(depth=1, threads=bad)
     assert make_agent("search:time=1,threads=2").threads == 2
+
+
+def test_three_player_rings_levels_use_the_paranoid_search_and_more_players_keep_mcts():
+    from ringgames.ai.levels import spec_for
+
+    assert spec_for("rings", 5, players=3) == "search:time=5,min=2"
+    assert spec_for("rings", 3, players=3, scale=0.1) == "search:time=0.05,min=2"
+    assert spec_for("rings", 5, players=4) == "mcts:time=5,rollout=0"  # a paranoid depth 2 takes seconds there
+    assert spec_for("rings", 5, players=3, baseline=True) == "mcts:time=5,rollout=0"  # the frozen table stays
+    level = make_agent("level:4,scale=0.05,seed=1")
+    s = _middle_game(2, 30, game="rings", players=3)
+    a = level.choose(s)
+    assert a in s.legal_actions()
+    inner = level.agent_for("rings", 3)
+    assert isinstance(inner, CompiledAlphaBetaAgent) and inner._ctx.ctl[tree.ROOT] == s.current_player()
+    assert level.agent_for("rings", 4) is not inner and not isinstance(level.agent_for("rings", 4), CompiledAlphaBetaAgent)
+    level.retime(0.5)
+    assert inner.time_limit == pytest.approx(1.0)  # level 4's 2 s at the new scale

@@ -39,7 +39,7 @@ from __future__ import annotations
 from ..protocol import State
 from .agents import make_agent, parse_spec
 
-__all__ = ["LEVELS", "LEVELS_MULTI", "DEFAULT", "BASELINES", "BASELINES_MULTI", "BASELINE_DEFAULT", "LevelAgent",
+__all__ = ["LEVELS", "LEVELS_MULTI", "LEVELS_BY_PLAYERS", "DEFAULT", "BASELINES", "BASELINES_MULTI", "BASELINE_DEFAULT", "LevelAgent",
            "BaselineAgent", "spec_for"]
 
 DEFAULT = {
@@ -84,7 +84,7 @@ LEVELS: dict[str, dict[int, str]] = {
 }
 
 #: Levels for games with more than two players (alpha-beta would be paranoid there; MCTS
-#: keeps a reward per player).
+#: keeps a reward per player), unless :data:`LEVELS_BY_PLAYERS` has the number of players.
 LEVELS_MULTI: dict[str, dict[int, str]] = {
     "rings": {
         1: "greedy:eval=0",
@@ -92,6 +92,19 @@ LEVELS_MULTI: dict[str, dict[int, str]] = {
         3: "mcts:time=0.5,rollout=0",
         4: "mcts:time=2,rollout=0",
         5: "mcts:time=5,rollout=0",
+    },
+}
+
+#: Levels of a game for one number of players (before :data:`LEVELS_MULTI`). RINGS with three players: the
+#: compiled paranoid search (depth 2 in 0.1 s, depth 3 in about 0.5 s of a middle game; with four or more
+#: players a depth costs seconds to minutes, so they keep MCTS: docs/ai.md).
+LEVELS_BY_PLAYERS: dict[tuple[str, int], dict[int, str]] = {
+    ("rings", 3): {
+        1: "greedy:eval=0",
+        2: "greedy",
+        3: "search:time=0.5,min=2",
+        4: "search:time=2,min=2",
+        5: "search:time=5,min=2",
     },
 }
 
@@ -122,7 +135,12 @@ def spec_for(game: str, level: int, scale: float = 1.0, players: int = 2, baseli
     """The agent spec of ``level`` for ``game`` (and number of players), time budgets multiplied by ``scale``
     (``baseline``: from the frozen :data:`BASELINES` instead of today's levels)."""
     levels, multi, default = (BASELINES, BASELINES_MULTI, BASELINE_DEFAULT) if baseline else (LEVELS, LEVELS_MULTI, DEFAULT)
-    table = multi.get(game, levels.get(game, default)) if players > 2 else levels.get(game, default)
+    if not baseline and (game, players) in LEVELS_BY_PLAYERS:
+        table = LEVELS_BY_PLAYERS[game, players]
+    elif players > 2:
+        table = multi.get(game, levels.get(game, default))
+    else:
+        table = levels.get(game, default)
     if level not in table:
         raise ValueError(f"levels are 1–5, not {level}")
     spec = table[level]
@@ -153,7 +171,7 @@ class LevelAgent:
         self._agents: dict = {}
 
     def agent_for(self, game_name: str, players: int = 2):
-        key = (game_name, players > 2)
+        key = (game_name, players)
         if key not in self._agents:
             spec = spec_for(game_name, self.level, self.scale, players, baseline=self.baseline)
             if self.eval:
@@ -172,8 +190,8 @@ class LevelAgent:
         """Change ``scale`` (say, a clock's share of the level's time budget) and keep the agents made so far, with
         what they learnt (transposition table, search tree): their time budgets follow the new scale."""
         self.scale = float(scale)
-        for (game_name, multi), agent in self._agents.items():
-            seconds = parse_spec(spec_for(game_name, self.level, self.scale, 3 if multi else 2, baseline=self.baseline))[1].get("time")
+        for (game_name, players), agent in self._agents.items():
+            seconds = parse_spec(spec_for(game_name, self.level, self.scale, players, baseline=self.baseline))[1].get("time")
             if isinstance(seconds, (int, float)) and hasattr(agent, "time_limit"):
                 agent.time_limit = float(seconds)
 
