@@ -156,9 +156,9 @@ def test_load_refuses_what_is_not_self_play_data(tmp_path):
 
 
 def test_level_agents_that_search_with_mcts_give_their_policy():
-    game = ringgames.load_game("rings", players=3)
+    game = ringgames.load_game("rings", players=4)
     state = game.new_initial_state()
-    level = selfplay.seeded_agent("level:3,scale=0.05", 1)  # RINGS with 3+ players: level 3 is MCTS
+    level = selfplay.seeded_agent("level:3,scale=0.05", 1)  # RINGS with 4+ players: level 3 is MCTS
     a = level.choose(state)
     visits = selfplay._searcher(level, game).root_visits()
     assert visits and a in visits and set(visits) <= set(state.legal_actions())
