@@ -11,7 +11,10 @@ The tables arrive as on a real site, not all at once: ``--ramp SECONDS`` spreads
 over that time (uniformly: a Poisson process of N arrivals), by default ``games / 100`` seconds (100 new games a
 second: 1 s for 100 games, 10 s for 1,000); ``--ramp 0`` starts them all at the same moment (1,000 games then queue
 1,000 creations and 3,000 WebSocket handshakes at once, and the moves played meanwhile wait behind them). The whole-run
-figures include the ramp; the figure to quote is the whole-run p99 with its ramp stated.
+figures include the ramp; the figure to quote is the whole-run p99 with its ramp stated. The report also gives each
+table's seating time (from its planned arrival to its three sockets' hello: whether the servers keep up with the
+arrivals) and the delay of the load generator's own event loop (its p99; a late loop adds to every latency it
+measures). The tables' HTTP requests run on that loop, not in threads (docs/performance.md, the ramp-up).
 
     python -m ringgames.server.loadbench --games 100 --seconds 20
 
