@@ -51,3 +51,24 @@ def test_tables_arrive_over_the_ramp_and_both_phases_are_reported(tmp_path):
     assert res["ramp_up_s"] is not None and 0.2 < res["ramp_up_s"] < 4  # the last table came late in the ramp
     assert res["ramp_moves"] + res["steady_moves"] == res["moves"] and res["steady_moves"] > 0
     assert 0 < res["steady_p50_ms"] <= res["steady_p99_ms"]
+
+
+def test_requests_run_on_the_loop_and_a_long_think_ends_with_the_run(tmp_path):
+    """The tables' HTTP requests go through ``_request`` on the event loop (JSON back; an error status raises), a think
+    longer than the run is cut at its end (the run lasts ``seconds``, not the longest think), and the report gives
+    each table's seating time and the load generator's own loop delay."""
+    import time
+
+    import pytest
+
+    with ServerProcess(f"sqlite:///{tmp_path / 'r.sqlite3'}", extra_args=loadbench.BENCH_LIMITS) as srv:
+        d = run(loadbench._request("POST", f"{srv.url}/api/games", {"game": "yinsh", "seats": [{"kind": "me"}, {"kind": "invite"}]}))
+        assert run(loadbench._request("GET", f"{srv.url}/api/games/{d['id']}"))["id"] == d["id"]
+        with pytest.raises(loadbench.HttpError, match="404"):
+            run(loadbench._request("GET", f"{srv.url}/api/games/nosuchgame"))
+        t = time.perf_counter()
+        res = run(loadbench.run(srv.url, games=3, seconds=2, game="yinsh", seed=7, think=60, ramp_s=0.5))
+        assert time.perf_counter() - t < 20  # not the up to 120 s of a think
+    assert res["lost"] == 0 and res["duplicated"] == 0
+    assert res["seating_p50_ms"] > 0 and res["seating_p99_ms"] >= res["seating_p50_ms"]
+    assert res["loop_lag_p99_ms"] >= 0 and res["ramp_loop_lag_p99_ms"] >= 0

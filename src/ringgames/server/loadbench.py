@@ -11,7 +11,10 @@ The tables arrive as on a real site, not all at once: ``--ramp SECONDS`` spreads
 over that time (uniformly: a Poisson process of N arrivals), by default ``games / 100`` seconds (100 new games a
 second: 1 s for 100 games, 10 s for 1,000); ``--ramp 0`` starts them all at the same moment (1,000 games then queue
 1,000 creations and 3,000 WebSocket handshakes at once, and the moves played meanwhile wait behind them). The whole-run
-figures include the ramp; the figure to quote is the whole-run p99 with its ramp stated.
+figures include the ramp; the figure to quote is the whole-run p99 with its ramp stated. The report also gives each
+table's seating time (from its planned arrival to its three sockets' hello: whether the servers keep up with the
+arrivals) and the delay of the load generator's own event loop (its p99; a late loop adds to every latency it
+measures). The tables' HTTP requests run on that loop, not in threads (docs/performance.md, the ramp-up).
 
     python -m ringgames.server.loadbench --games 100 --seconds 20
 
@@ -42,6 +45,7 @@ import random
 import statistics
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -69,9 +73,50 @@ def _post(url: str, body: dict) -> dict:
         return json.loads(r.read())
 
 
-def _get(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=30) as r:
-        return json.loads(r.read())
+class HttpError(Exception):
+    """An HTTP answer other than 2xx (its status and the start of its body)."""
+
+
+async def _request(method: str, url: str, body: dict | None = None, timeout: float = 30.0) -> dict:
+    """One HTTP/1.1 request on the event loop (a connection of its own, closed after the answer); the JSON answer.
+
+    The tables' game creations and joins go through this, not through threads: the default thread pool (cores + 4
+    threads, 6 on 2 cores) let only 6 requests run at once, so the tables queued for it and arrived seconds to tens of
+    seconds after their planned moments (the ramp-up of 1,000 games then took 3-4 times ``--ramp``), and its threads
+    took the interpreter lock from the loop that time-stamps the moves (docs/performance.md, the ramp-up)."""
+    parts = urllib.parse.urlsplit(url)
+    data = b"" if body is None else orjson.dumps(body)
+    head = (f"{method} {parts.path or '/'}{'?' + parts.query if parts.query else ''} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\nConnection: close\r\n\r\n")
+
+    async def go() -> bytes:
+        reader, writer = await asyncio.open_connection(parts.hostname, parts.port or 80)
+        try:
+            writer.write(head.encode() + data)
+            return await reader.read()  # to the end: the server closes the connection after the answer
+        finally:
+            writer.close()
+
+    raw = await asyncio.wait_for(go(), timeout)
+    header, _, payload = raw.partition(b"\r\n\r\n")
+    lines = header.decode("latin-1").split("\r\n")
+    try:
+        status = int(lines[0].split()[1])
+    except (IndexError, ValueError):
+        raise HttpError(f"{method} {url}: no HTTP answer ({raw[:80]!r})") from None
+    fields = {k.strip().lower(): v.strip() for k, _, v in (x.partition(":") for x in lines[1:])}
+    if fields.get("transfer-encoding", "").lower() == "chunked":
+        out, rest = b"", payload
+        while rest:
+            size_line, _, rest = rest.partition(b"\r\n")
+            size = int(size_line.split(b";")[0], 16)
+            if size == 0:
+                break
+            out, rest = out + rest[:size], rest[size + 2:]
+        payload = out
+    if not 200 <= status < 300:
+        raise HttpError(f"{method} {url}: HTTP {status}: {payload[:200]!r}")
+    return orjson.loads(payload)
 
 
 async def play_game(base: str | list[str], game: str, deadline: float, rng: random.Random, lat: list, seen: dict, think: float = 0.0,
@@ -87,9 +132,9 @@ async def play_game(base: str | list[str], game: str, deadline: float, rng: rand
     if arrive is not None and arrive > time.perf_counter():
         await asyncio.sleep(arrive - time.perf_counter())
     body = {"game": game, "seats": [{"kind": "me"}, {"kind": "invite"}], **({"clock": clock} if clock else {})}
-    d = await asyncio.to_thread(_post, f"{on[0]}/api/games", body)
+    d = await _request("POST", f"{on[0]}/api/games", body)
     gid = d["id"]
-    joined = await asyncio.to_thread(_post, f"{on[1]}/api/games/{gid}/join", {"seat": 1, "token": d["invites"]["1"].split("token=")[1]})
+    joined = await _request("POST", f"{on[1]}/api/games/{gid}/join", {"seat": 1, "token": d["invites"]["1"].split("token=")[1]})
     toks = [d["tokens"]["0"], joined["token"]]
     socks = [await websockets.connect(f"{on[i].replace('http', 'ws', 1)}/ws/games/{gid}", additional_headers={"X-Seat-Token": t},
                                       max_size=2**22) for i, t in enumerate(toks)]
@@ -98,6 +143,8 @@ async def play_game(base: str | list[str], game: str, deadline: float, rng: rand
     states = [orjson.loads(await s.recv())["state"] for s in socks]
     if ramp is not None and table not in ramp["tables"]:  # this table is seated: once all are, the ramp-up is over
         ramp["tables"].add(table)
+        if arrive is not None:  # how long after its arrival the table could play (creation, join, 3 handshakes)
+            ramp.setdefault("seating", []).append(time.perf_counter() - arrive)
         if len(ramp["tables"]) == ramp["games"]:
             ramp["at"] = time.perf_counter()
     plies_seen: list[list[int]] = [[] for _ in socks]
@@ -108,7 +155,9 @@ async def play_game(base: str | list[str], game: str, deadline: float, rng: rand
             p = st["to_move"]
             ply = st["ply"]
             if think:
-                await asyncio.sleep(rng.uniform(0, 2 * think))
+                await asyncio.sleep(min(rng.uniform(0, 2 * think), max(0.0, deadline - time.perf_counter())))
+                if time.perf_counter() >= deadline:  # the run is over: a long think does not stretch it
+                    break
             action = rng.choice(st["legal"])
             t0 = time.perf_counter()
             await socks[p].send(json.dumps({"type": "action", "action": action, "ply": ply}))
@@ -195,6 +244,10 @@ def _flood_process(base: str, game: str, seconds: float, flood: int, out) -> Non
     out.send(counts)
 
 
+#: the load generator's loop checks its own delay this often (a sleep's overshoot)
+LAG_TICK = 0.01
+
+
 def parse_clock(text: str | None) -> dict | None:
     """``"600+5"`` → ``{"initial": 600, "increment": 5}``; None → None."""
     if not text:
@@ -230,16 +283,26 @@ async def run(base: str | list[str], games: int, seconds: float, game: str, seed
         flooder = ctx.Process(target=_flood_process, args=(base, game, seconds, flood, send), daemon=True)
         flooder.start()
     arrivals = sorted(t0 + rng.uniform(0, ramp_s) for _ in range(games)) if ramp_s else [t0] * games
+    lags: list[tuple[float, float]] = []
+
+    async def watch_loop() -> None:  # this loop's own delays: a move's time-stamps wait for them too
+        while True:
+            t = time.perf_counter()
+            await asyncio.sleep(LAG_TICK)
+            lags.append((t, time.perf_counter() - t - LAG_TICK))
+
+    watcher = asyncio.create_task(watch_loop())
     tables = await asyncio.gather(*(play_games(bases, game, deadline, random.Random(rng.random()), lat, seen, think, clock, spectate, i, ramp,
                                                arrivals[i]) for i in range(games)))
     wall = time.perf_counter() - t0
+    watcher.cancel()
     if flood:
         counts = await asyncio.to_thread(recv.recv)
         flooder.join(10)
     results = [r for table in tables for r in table]
     lost = dup = repeated = 0
     for gid, sent in results:
-        s = await asyncio.to_thread(_get, f"{base}/api/games/{gid}")
+        s = await _request("GET", f"{base}/api/games/{gid}")
         plies = [m["ply"] for m in s["moves"]]
         if len(plies) != sent or plies != list(range(sent)):
             lost += max(0, sent - len(plies))
@@ -268,6 +331,9 @@ async def run(base: str | list[str], games: int, seconds: float, game: str, seed
             "ramp_s": round(ramp_s, 2), "ramp_up_s": round(ramp["at"] - t0, 2) if ramp["at"] is not None else None,
             "ramp_moves": len(rising), "ramp_p99_ms": q(rising, 0.99), "steady_moves": len(steady),
             "steady_p50_ms": q(steady, 0.50), "steady_p99_ms": q(steady, 0.99),
+            "seating_p50_ms": q(sorted(ramp.get("seating", [])), 0.50), "seating_p99_ms": q(sorted(ramp.get("seating", [])), 0.99),
+            "loop_lag_p99_ms": q(sorted(d for _, d in lags), 0.99),
+            "ramp_loop_lag_p99_ms": q(sorted(d for t, d in lags if ramp["at"] is None or t < ramp["at"]), 0.99),
             "lost": lost, "duplicated": dup, "repeated_states": repeated, **({"flood": counts} if flood else {}), **({"clock": clock} if clock else {})}
 
 
@@ -328,6 +394,8 @@ def main(argv=None) -> None:
           f"{res['moves_per_s']} moves/s; latency over the whole run (tables arriving over {res['ramp_s']} s): "
           f"p50 {res['p50_ms']} ms, p99 {res['p99_ms']} ms; during the {res['ramp_up_s']} s ramp-up p99 {res['ramp_p99_ms']} ms "
           f"({res['ramp_moves']} moves); steady phase after it: p50 {res['steady_p50_ms']} ms, p99 {res['steady_p99_ms']} ms; "
+          f"a table's seating (arrival to its 3 sockets open) p50 {res['seating_p50_ms']} ms, p99 {res['seating_p99_ms']} ms; "
+          f"the load generator's loop delay p99 {res['loop_lag_p99_ms']} ms (in the ramp-up {res['ramp_loop_lag_p99_ms']} ms); "
           f"lost {res['lost']}, duplicated {res['duplicated']} (states repeated at the same ply: {res.get('repeated_states', 0)}); CPU per move: server {res.get('server_cpu_ms_per_move', '?')} ms, "
           f"load generator {res.get('client_cpu_ms_per_move', '?')} ms"
           + (f"; sync flood: {res['flood']['sent']} sent, {res['flood']['received']} answers, "
