@@ -28,6 +28,7 @@ the game protocol: it never reads a game's or an agent's private state.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import threading
 import time
@@ -46,9 +47,9 @@ __all__ = ["MAX_ERROR", "MAX_LINE", "Engine", "ProtocolError", "parse_go", "run"
 MAX_ERROR = 200
 #: Longest command line accepted (characters): a whole game's moves fit easily.
 MAX_LINE = 1_000_000
-#: ``setoption name threads``: at most this many (the compiled search's lazy SMP; more than the machine's cores
-#: only costs)
-MAX_ENGINE_THREADS = 64
+#: ``setoption name threads``: at most the machine's cores (at least 2; the compiled search's lazy SMP: threads beyond
+#: the cores only slow the main search, and every helper starts with it)
+MAX_ENGINE_THREADS = max(2, min(64, os.cpu_count() or 1))
 #: Most characters of a bad token quoted back in an error.
 _QUOTE = 40
 
@@ -110,7 +111,7 @@ class Engine:
         self._level = str(level)
         self._seed = seed
         self._hash = 0
-        self._threads = 1
+        self._threads: int | None = None  # setoption name threads (None: the level's or spec's own, 1 by default)
         self._thread: threading.Thread | None = None
         self._busy = False  # a go is running (cleared, under the lock, as its bestmove is written)
         self._stop = threading.Event()
@@ -161,8 +162,8 @@ class Engine:
                 agent = agent_for(self.game.name, self.game.num_players)
             if self._hash and hasattr(agent, "tt_size"):
                 agent.tt_size = max(1000, self._hash * 1024 * 1024 // 256)
-            if hasattr(agent, "threads"):  # the compiled search (lazy SMP); the other agents search on one thread
-                agent.threads = self._threads
+            if self._threads is not None and hasattr(agent, "threads"):  # set by setoption: the compiled search's
+                agent.threads = self._threads  # lazy SMP (else a spec's own threads=); other agents use one thread
             self._agent = agent
         return self._agent
 
@@ -211,7 +212,7 @@ class Engine:
         self.write(f"option name players type spin default {g.num_players} min {lo} max {hi}")
         self.write(f"option name level type string default {self._level}")
         self.write("option name seed type string default none")
-        self.write(f"option name threads type spin default {self._threads} min 1 max {MAX_ENGINE_THREADS}")
+        self.write(f"option name threads type spin default {self._threads or 1} min 1 max {MAX_ENGINE_THREADS}")
         self.write(f"option name hash type spin default {self._hash} min 0 max 65536")
         self.write("rgiok")
 
@@ -416,12 +417,14 @@ class Engine:
                 max_depth=limits.get("depth", 64) if limited else None,
                 nodes=limits.get("nodes"), stop=stop, on_info=on_info)
         elif isinstance(agent, MCTSAgent):
-            if "depth" in limits:
-                self.write("info string mcts has no depth; depth ignored")
+            mlimits = {k: v for k, v in limits.items() if k != "depth"}
+            if "depth" in limits:  # searching on until stop would leave a controller waiting for the bestmove
+                self.write("info string mcts has no depth; depth ignored" + ("" if mlimits else ", the level's own budget used"))
+            limited = bool(mlimits)
             res = agent.analyse(
                 state,
-                time_limit=(limits["movetime"] / 1000 if "movetime" in limits else math.inf) if limited else None,
-                iterations=limits.get("nodes", math.inf) if limited else None,
+                time_limit=(mlimits["movetime"] / 1000 if "movetime" in mlimits else math.inf) if limited else None,
+                iterations=mlimits.get("nodes", math.inf) if limited else None,
                 stop=stop, on_info=on_info)
         else:  # greedy, random: one decision ahead, no limits to apply
             a = agent.choose(state)

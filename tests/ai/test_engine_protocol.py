@@ -23,6 +23,7 @@ from ringgames.ai.agents import make_agent, parse_spec, with_seed
 from ringgames.ai.levels import BASELINES, LEVELS, spec_for
 from ringgames.ai.match import play_game, summarise
 from ringgames.ai.tactics import winning_action
+from ringgames.engine import MAX_ENGINE_THREADS
 
 GYGES_WIN = "320001/200000/012030/020003/000000/310100 S"  # as tests/ai/conftest.py: South wins in one
 
@@ -128,9 +129,9 @@ def test_handshake_and_options(pipe):
                       ("setoption name players value 7", "players"),
                       ("setoption name level value 9", "bad level"),
                       ("setoption name level value engine:foo", "external engine"),
-                      ("setoption name threads value 0", "threads must be 1–64"),
-                      ("setoption name threads value 65", "threads must be 1–64"),
-                      ("setoption name threads value two", "threads must be 1–64"),
+                      ("setoption name threads value 0", f"threads must be 1–{MAX_ENGINE_THREADS}"),
+                      ("setoption name threads value 65", f"threads must be 1–{MAX_ENGINE_THREADS}"),
+                      ("setoption name threads value two", f"threads must be 1–{MAX_ENGINE_THREADS}"),
                       ("setoption name hash value -5", "hash"),
                       ("setoption name colour value red", "unknown option"),
                       ("setoption name", "usage")]:
@@ -141,10 +142,22 @@ def test_handshake_and_options(pipe):
     lines = pipe.ask("rgi", "rgiok")
     assert "option name game type combo default rings" in " ".join(lines)
     assert any(ln.startswith("option name players type spin default 4 min 2 max 6") for ln in lines)
-    assert "option name threads type spin default 1 min 1 max 64" in lines
+    assert f"option name threads type spin default 1 min 1 max {MAX_ENGINE_THREADS}" in lines
     pipe.send("setoption name threads value 2")
-    assert "option name threads type spin default 2 min 1 max 64" in pipe.ask("rgi", "rgiok")
+    assert f"option name threads type spin default 2 min 1 max {MAX_ENGINE_THREADS}" in pipe.ask("rgi", "rgiok")
     assert pipe.ask("isready", "readyok") == ["readyok"]
+    assert pipe.close() == 0
+
+
+def test_go_depth_with_mcts_ends_on_the_level_s_own_budget(pipe):
+    # MCTS has no depth: a "go depth" alone used to search until stop, leaving the controller waiting
+    for line in ("setoption name game value rings", "setoption name players value 4",
+                 "setoption name level value mcts:iterations=200,rollout=0", "position startpos"):
+        pipe.send(line)
+    t0 = time.perf_counter()
+    lines = pipe.ask("go depth 2", "bestmove", timeout=60)
+    assert any("depth ignored, the level's own budget used" in ln for ln in lines), lines
+    assert lines[-1].startswith("bestmove ") and time.perf_counter() - t0 < 30
     assert pipe.close() == 0
 
 
@@ -153,6 +166,8 @@ def test_the_threads_option_reaches_the_compiled_search():
 
     out: list[str] = []
     eng = Engine(write=out.append)
+    eng.handle("setoption name level value search:depth=2,threads=2")
+    assert eng.agent().threads == 2  # the spec's own, while the option is not set
     for line in ("setoption name level value search:depth=2", "setoption name threads value 2"):
         eng.handle(line)
     assert eng.agent().threads == 2
