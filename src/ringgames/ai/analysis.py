@@ -1,7 +1,8 @@
 """Position analysis for the analysis board (``POST /api/analysis``): evaluation per seat, best line, alternatives.
 
-Two-player games are searched with :class:`~ringgames.ai.alphabeta.AlphaBetaAgent` (the best line, then
-"multi-PV": the same search with the actions already shown left out gives each alternative with its exact value);
+Two-player games are searched with the compiled alpha-beta of the levels
+(:class:`~ringgames.ai.compiled.agent.CompiledAlphaBetaAgent`, one thread: the best line, then "multi-PV": the same
+search with the actions already shown left out gives each alternative with its exact value);
 RINGS (any number of seats) with :class:`~ringgames.ai.mcts.MCTSAgent` (the most visited root actions, each with
 every seat's expected score). The search is seeded, so a depth (alpha-beta) or an iteration count (MCTS) gives
 the same answer every time; ``seconds`` bounds it in any case. Runs in a worker process: plain data in and out.
@@ -65,9 +66,11 @@ def analyse_state(state: State, seconds: float, depth: int | None = None, iterat
                       "proven": None, "depth": 0})
         out.update(search="alphabeta" if n == 2 else "mcts", depth=0 if n == 2 else None, iterations=None if n == 2 else 0)
     elif n == 2:
-        from .alphabeta import WIN, AlphaBetaAgent
+        from .alphabeta import WIN
+        from .compiled.agent import CompiledAlphaBetaAgent
 
-        agent = AlphaBetaAgent(depth=depth, time=seconds, seed=seed, min=depth or 1)  # a depth is always completed
+        # the levels' search (a depth is always completed)
+        agent = CompiledAlphaBetaAgent(depth=depth, time=seconds, seed=seed, min=depth or 1)
         shown: list[int] = []
         for i in range(k + 1):
             budget = seconds / 2 if i == 0 else seconds / 2 / max(1, k)
