@@ -317,3 +317,12 @@ def test_three_player_rings_levels_use_the_paranoid_search_and_more_players_keep
     assert level.agent_for("rings", 4) is not inner and not isinstance(level.agent_for("rings", 4), CompiledAlphaBetaAgent)
     level.retime(0.5)
     assert inner.time_limit == pytest.approx(1.0)  # level 4's 2 s at the new scale
+
+
+def test_bad_search_options_get_a_clear_error_that_names_the_kind():
+    for spec, words in [("search:min=x", "search min must be a whole number"), ("search:min=0", "search min must be"),
+                        ("search:min=1.5", "search min must be"), ("search:time=x", "search time must be a positive"),
+                        ("search:depth=0", "search depth must be"), ("alphabeta:min=0", "alphabeta min must be")]:
+        with pytest.raises(ValueError, match=words):
+            make_agent(spec)
+    assert make_agent("search:time=1,min=3").min_depth == 3

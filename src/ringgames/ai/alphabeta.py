@@ -80,26 +80,36 @@ class AlphaBetaAgent:
     scaled budgets, so that a level's strength does not collapse to the level below.
     """
 
+    #: the spec's kind, in error messages
+    kind = "alphabeta"
+
     def __init__(self, depth: int | None = None, time: float | None = None, extend: int = 4, tt: int = 400_000,
                  seed: int | None = None, noise: float = 0.0, safe: int = 1, min: int = 1,  # noqa: A002
                  pvs: int = 0, eval: str = ""):  # noqa: A002
+        kind = self.kind
         if not isinstance(eval, str):
-            raise ValueError(f"alphabeta eval must be the name of an evaluation (such as tuned), not {eval!r}")
+            raise ValueError(f"{kind} eval must be the name of an evaluation (such as tuned), not {eval!r}")
         self.eval_name = eval
         self.safe = bool(safe)
-        self.min_depth = max(1, int(min))
+        if isinstance(min, bool) or not isinstance(min, int) or not 1 <= min <= MAX_DEPTH:
+            raise ValueError(f"{kind} min must be a whole number of turns from 1 to {MAX_DEPTH} (the depths always "
+                             f"completed), not {min!r}")
+        self.min_depth = min
         self.pvs = bool(pvs)
         self._may_stop = False
-        self.time_limit = None if time in (None, 0) else float(time)
+        try:
+            self.time_limit = None if time in (None, 0) else float(time)
+        except (TypeError, ValueError):
+            raise ValueError(f"{kind} time must be a positive number of seconds, not {time!r}") from None
         if self.time_limit is not None and not self.time_limit > 0:
-            raise ValueError(f"alphabeta time must be a positive number of seconds, not {time!r}")
+            raise ValueError(f"{kind} time must be a positive number of seconds, not {time!r}")
         if depth is None:
             depth = MAX_DEPTH if self.time_limit is not None else DEFAULT_DEPTH
         if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
-            raise ValueError(f"alphabeta depth must be a whole number of turns from 1 to {MAX_DEPTH}, not {depth!r}")
+            raise ValueError(f"{kind} depth must be a whole number of turns from 1 to {MAX_DEPTH}, not {depth!r}")
         if self.time_limit is None and depth > MAX_UNTIMED_DEPTH:
             raise ValueError(
-                f"alphabeta depth={depth} without a time budget would not finish: give time=SECONDS too "
+                f"{kind} depth={depth} without a time budget would not finish: give time=SECONDS too "
                 f"(iterative deepening stops at the deadline) or a depth of at most {MAX_UNTIMED_DEPTH}")
         self.max_depth = depth
         self.extend = int(extend)

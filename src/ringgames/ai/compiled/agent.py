@@ -74,6 +74,8 @@ def kernel_for(state: State) -> ModuleType | None:
 class CompiledAlphaBetaAgent(AlphaBetaAgent):
     """Alpha-beta with the tree in compiled code (``search:time=5``); see the module docstring."""
 
+    kind = "search"
+
     def __init__(self, *args: Any, lmr: int = 0, threads: int = 1, **kwargs: Any):
         kwargs.setdefault("pvs", 1)
         super().__init__(*args, **kwargs)
