@@ -185,7 +185,7 @@ def test_several_seeks_in_the_lobby_each_withdrawn_or_accepted(server, page_fact
     ben.wait_for_url("**/game/*")
     ann.wait_for_url("**/game/*", timeout=30000)  # Ann's lobby opens the game of the seek that started
     assert ann.url.split("/game/")[1] == ben.url.split("/game/")[1]
-    assert ann.evaluate("S.game") == "gyges"
+    assert ann.wait_for_function("() => typeof S !== 'undefined' && S && S.game").json_value() == "gyges"  # once the game page has its state
 
 
 def test_a_seek_is_pushed_to_another_lobby_and_its_owner_is_sent_to_the_game(server, page_factory):

@@ -132,6 +132,13 @@ def test_rings_passes_are_compressed(server, page_factory):
     assert page.inner_text('[data-summary="scores"]') == "Points: " + " · ".join(
         f"{c} {v}" for c, v in zip(("Red", "Blue", "Green"), scores, strict=True))
     assert page.errors == []
+    # in another language a pass is a word of that language, single or compressed; the notation stays
+    ru = page_factory()
+    ru.goto(f"{server.url}/?lang=ru")
+    ru.goto(f"{server.url}/game/{gid}")
+    ru.wait_for_function("() => S && S.moves.length > 0")
+    assert [li.inner_text() for li in ru.locator("#moves li").all()] == [w.replace("pass", "пас") for w in want]
+    assert any("пас ×" in w for w in [li.inner_text() for li in ru.locator("#moves li").all()])
 
 
 def test_the_shown_move_stays_in_sight_in_the_list(server, page_factory, boardspace_files):

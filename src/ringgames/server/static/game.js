@@ -241,8 +241,8 @@ function turns() {  // the moves grouped by turn: [{n, seat, plies: [{ply, text}
   }
   return out;
 }
-function moveText(m) {  // notation, the same in every language; resignations and agreed draws in words
-  return m.text === "resign" ? t("moves.resign") : m.text === "draw" ? t("moves.draw") : m.text;
+function moveText(m) {  // notation, the same in every language; resignations, agreed draws and RINGS passes in words
+  return m.text === "resign" ? t("moves.resign") : m.text === "draw" ? t("moves.draw") : m.text === "pass" ? t("moves.pass") : m.text;
 }
 function renderMoves(shown) {  // one line per turn in the game's notation; the move shown on the board is marked
   const lines = [];
@@ -264,7 +264,7 @@ function renderMoves(shown) {  // one line per turn in the game's notation; the 
     const kids = [...seats.slice(0, 6).map(i => h("span", {class: "sw", title: seatName(i), style: `background:${seatColour(i)}`})),
       h("span", {class: "num"}, num)];
     if (run.length > 1) {
-      kids.push(" ", h("button", {class: "mv" + (here ? " current" : ""), "data-ply": lastPly, onclick: () => showPly(lastPly + 1)}, `pass ×${run.length}`));
+      kids.push(" ", h("button", {class: "mv" + (here ? " current" : ""), "data-ply": lastPly, onclick: () => showPly(lastPly + 1)}, `${t("moves.pass")} ×${run.length}`));
     } else {
       for (const m of visible) {
         const mark = cur === m.ply || (cur > m.ply && cur <= lastPly && m === visible[visible.length - 1]);
