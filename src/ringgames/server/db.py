@@ -9,6 +9,7 @@ A server restart replays ``moves`` through the game protocol.
 from __future__ import annotations
 
 import os
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, sessionmaker
 
 __all__ = ["Base", "GameRow", "MoveRow", "ChatRow", "ClockSite", "AccountRow", "SessionRow", "SiteKeyRow", "GamePlayerRow",
@@ -305,7 +307,38 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=10)
+    engine = create_engine(url, pool_size=10, max_overflow=10, pool_recycle=1800)
+    _ping_when_idle(engine)
+    return engine
+
+
+#: a pooled connection unused for longer than this is checked with a round trip before it is handed out
+IDLE_PING_SECONDS = 5.0
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """SQLAlchemy's ``pool_pre_ping``, but only for connections that sat idle in the pool for ``IDLE_PING_SECONDS``.
+
+    A pre-ping on every checkout was one extra round trip per query: 13 % of a server process's CPU while tables
+    arrived (docs/performance.md). A connection that came back to the pool moments ago is alive; one that sat idle
+    may have been closed by a restart of PostgreSQL or a proxy's timeout, and is checked as before: a dead one is
+    replaced by a fresh connection (``DisconnectionError`` makes the pool retry) and the request never sees it. A
+    restart while connections are in constant use fails the queries in flight once (the pool is then invalidated as
+    a whole and reconnects), as with ``pool_pre_ping``."""
+
+    @event.listens_for(engine, "checkin")
+    def _checked_in(_dbapi_conn, record) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checked_out(dbapi_conn, record, _proxy) -> None:
+        since = record.info.pop("idle_since", None)
+        if since is None or time.monotonic() - since <= IDLE_PING_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_conn)
+        except Exception as exc:  # noqa: BLE001 (any failure: this connection is not to be used)
+            raise DisconnectionError(f"pooled connection idle {time.monotonic() - since:.0f} s is gone: {exc}") from exc
 
 
 #: the PostgreSQL advisory lock key held while migrating

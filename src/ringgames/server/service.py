@@ -826,7 +826,7 @@ class Hub:
     def _sync_players(s: OrmSession, row: GameRow, new: bool = False) -> None:
         """``game_players`` follows the seats' ``account`` fields (in the caller's transaction; ``new``: a game just
         inserted, which has none yet)."""
-        if not new:
+        if not new and _accounts(row.seats):  # (none now: none ever, as an account never leaves a seat)
             s.execute(delete(GamePlayerRow).where(GamePlayerRow.game_id == row.id))
         s.add_all(GamePlayerRow(game_id=row.id, seat=i, account_id=seat["account"])
                   for i, seat in enumerate(row.seats) if seat.get("account") is not None)
@@ -979,9 +979,17 @@ class Hub:
         database: else :class:`StaleGame` and nothing is written. One conditional ``UPDATE`` (before: a locking read, the
         ORM's read of the row to merge into, then the update)."""
         games = cast(Table, GameRow.__table__)
+        stmt = (update(games).where(games.c.id == row.id, games.c.ply == row.ply)
+                .values({**{c: getattr(row, c) for c in SAVED_COLUMNS}, "updated": _utcnow()}))
+        if self._postgres and not _accounts(row.seats):
+            # no seat belongs to an account, so no game_players rows to follow (accounts never leave a seat): the one
+            # UPDATE is its own transaction, one round trip instead of BEGIN, UPDATE, DELETE and COMMIT
+            assert self._reader is not None
+            with self._reader.connect() as conn:
+                if conn.execute(stmt).rowcount:
+                    return
         with self.Session.begin() as s:
-            done = s.execute(update(games).where(games.c.id == row.id, games.c.ply == row.ply)
-                             .values({**{c: getattr(row, c) for c in SAVED_COLUMNS}, "updated": _utcnow()}))
+            done = s.execute(stmt)
             if not done.rowcount:  # type: ignore[attr-defined]
                 now = s.execute(select(games.c.ply).where(games.c.id == row.id)).scalar()
                 if now is not None:
@@ -1037,12 +1045,10 @@ class Hub:
     def _current(self, room: Room) -> bool:
         """The cached room is the game as the database has it now (ply, status, seats, offers, tags)."""
         assert self.engine is not None
-        games = cast(Table, GameRow.__table__)
         row = room.row
         assert self._reader is not None
         with self._reader.connect() as conn:
-            now = conn.execute(select(games.c.ply, games.c.status, games.c.seats, games.c.draw_offers, games.c.tags)
-                               .where(games.c.id == room.id)).first()
+            now = conn.execute(_CURRENT, {"gid": room.id}).first()
         return now is None or tuple(now) == (row.ply, row.status, row.seats, row.draw_offers, row.tags)
 
     async def _check_action(self, room: Room, action: str | int, tokens: Sequence[Credential], ply: int) -> tuple[int, int, str]:
@@ -2183,6 +2189,17 @@ class Hub:
             ses.flush()
             ses.add_all(moves)
         return row.id
+
+
+_GAMES = cast(Table, GameRow.__table__)
+#: what ``Hub._current`` compares, built once (a connecting client's check; building the query cost more than running it)
+_CURRENT = (select(_GAMES.c.ply, _GAMES.c.status, _GAMES.c.seats, _GAMES.c.draw_offers, _GAMES.c.tags)
+            .where(_GAMES.c.id == bindparam("gid")))
+
+
+def _accounts(seats: list[dict]) -> bool:
+    """Whether any seat belongs to an account (seats gain an ``account`` on joining or logging in, never lose it)."""
+    return any(seat.get("account") is not None for seat in seats)
 
 
 def _utcnow() -> datetime:

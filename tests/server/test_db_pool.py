@@ -1,0 +1,53 @@
+"""The PostgreSQL pool checks a connection with a round trip only when it sat idle (``db._ping_when_idle``).
+
+A connection killed on the server side (as by a restart of PostgreSQL) while it sat idle in the pool longer than
+``IDLE_PING_SECONDS`` is replaced before anyone uses it; a connection back in the pool moments ago is handed out
+without that round trip (what the check saves on every query)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
+
+from ringgames.server import db
+
+
+def _kill(url: str, pid: int) -> None:
+    other = db.make_engine(url)
+    try:
+        with other.connect() as c:
+            assert c.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid}).scalar() is True
+    finally:
+        other.dispose()
+
+
+def _pid(engine) -> int:
+    with engine.connect() as c:
+        return c.execute(text("SELECT pg_backend_pid()")).scalar()
+
+
+def test_an_idle_connection_killed_on_the_server_is_replaced_before_use(postgres_url, monkeypatch):
+    engine = db.make_engine(postgres_url)
+    try:
+        first = _pid(engine)
+        _kill(postgres_url, first)
+        monkeypatch.setattr(db, "IDLE_PING_SECONDS", 0.0)  # every pooled connection counts as idle: pinged
+        second = _pid(engine)  # no error: the ping found it dead and the pool opened another
+        assert second != first
+        assert engine.pool.checkedout() == 0
+    finally:
+        engine.dispose()
+
+
+def test_a_connection_just_returned_is_not_pinged(postgres_url, monkeypatch):
+    monkeypatch.setattr(db, "IDLE_PING_SECONDS", 3600.0)
+    engine = db.make_engine(postgres_url)
+    try:
+        first = _pid(engine)
+        _kill(postgres_url, first)
+        with pytest.raises(OperationalError):  # no round trip before use: the dead connection is used once
+            _pid(engine)
+        assert _pid(engine) != first  # and the pool, invalidated by that error, reconnects
+    finally:
+        engine.dispose()
