@@ -94,3 +94,25 @@ def test_takeback_over_the_websocket(client: TestClient):
         b.send_text(json.dumps({"type": "takeback", "what": "accept"}))
         m = wait_for(lambda: (x := b.receive_json())["type"] == "state" and x["state"]["ply"] == 0 and x, timeout=5)
         assert m["state"]["moves"] == []
+
+
+def test_positions_after_a_takeback_and_other_moves_are_the_replayed_ones(client):
+    """The room remembers recent position strings by the moves that led to them (one position formatted per change):
+    after a takeback and different moves to the same ply, the position and the last turn's "before" are those of a
+    fresh replay of the moves, never the remembered ones of the line taken back."""
+    import ringgames
+
+    gid, t0, t1 = two_humans(client)
+    play(client, gid, ["e5", "f6", "d4", "g7"], (t0, t1))
+    assert tb(client, gid, "ask", t0).status_code == 200
+    assert tb(client, gid, "accept", t1).status_code == 200  # back to ply 2
+    s = play(client, gid, ["c3", "h8"], (t0, t1), start=2)
+    st = ringgames.load_game("yinsh").new_initial_state()
+    positions = [st.position()]
+    for m in ["e5", "f6", "c3", "h8"]:
+        st.apply_action(st.string_to_action(m))
+        positions.append(st.position())
+    assert s["ply"] == 4 and s["position"] == positions[4]
+    assert s["last_turn"]["ply"] == 3 and s["last_turn"]["before"] == positions[3]
+    g = client.get(f"/api/games/{gid}").json()
+    assert g["position"] == positions[4] and g["last_turn"]["before"] == positions[3]

@@ -20,6 +20,7 @@ Seats are the dicts of ``GameRow.seats``; these functions change them in place, 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
 from collections.abc import Iterable
@@ -40,8 +41,9 @@ def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
 
 
+@functools.lru_cache(maxsize=4096)
 def hash_token(token: str) -> str:
-    """The stored form of a token: SHA-256, hex."""
+    """The stored form of a token: SHA-256, hex (the last 4,096 remembered: a seat's token is checked at every move)."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 

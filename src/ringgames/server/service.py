@@ -196,6 +196,9 @@ class Room:
     #: the computer's move failed twice (its process died or its agent raised): {"seat", "ply", "message"}; the
     #: game waits until someone asks for another try (``Hub.retry_computer``)
     computer_failed: dict | None = None
+    #: position strings by the moves that led to them (the last few): a turn's "before" position is the one shown
+    #: when the turn began, so a state change formats one position, not two (``Hub._position``)
+    positions: dict[tuple, str] = field(default_factory=dict)
 
     @property
     def over(self) -> bool:
@@ -1982,7 +1985,7 @@ class Hub:
             "setup": row.tags.get("setup"),
             "tags": {k: v for k, v in row.tags.items() if k not in ("setup", "creator_hash", "takeback", "stopped")},
             "ply": len(st.history),
-            "position": st.position(),
+            "position": self._position(room),
             "to_move": None if terminal else st.current_player(),
             "legal": legal,
             "moves": [{"ply": i, "seat": s, "text": t, "spent_ms": tm[0], "left_ms": tm[1]}
@@ -2009,10 +2012,25 @@ class Hub:
         start = len(seats)
         while start > 0 and seats[start - 1] == seats[-1]:
             start -= 1
-        before = room.state.clone()
-        for _ in range(len(seats) - start):
-            before.undo_action()
-        return {"seat": seats[-1], "ply": start, "before": before.position()}
+        key = tuple(room.state.history[:start])
+        pos = room.positions.get(key)
+        if pos is None:
+            before = room.state.clone()
+            for _ in range(len(seats) - start):
+                before.undo_action()
+            pos = room.positions[key] = before.position()
+        return {"seat": seats[-1], "ply": start, "before": pos}
+
+    @staticmethod
+    def _position(room: Room) -> str:
+        """The room's position string, remembered with the moves that led to it (the last 8 positions)."""
+        key = tuple(room.state.history)
+        pos = room.positions.get(key)
+        if pos is None:
+            pos = room.positions[key] = room.state.position()
+            while len(room.positions) > 8:
+                del room.positions[next(iter(room.positions))]
+        return pos
 
     async def positions(self, gid: str) -> dict[str, list]:
         """For replay, per ply (index 0: the start): the position, the seat to move (None once the game is over)
