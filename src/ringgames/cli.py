@@ -459,9 +459,12 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
     else:
         click.echo(f"{a}: {res['wins']} wins, {res['draws']} draws, {res['losses']} losses; score {res['score']:.3f}"
                    + (f" ({len(res['errors'])} games ended as errors, not counted)" if res["errors"] else ""))
-        clip = " (score at the edge: Elo clipped)" if res["elo_clipped"] else ""
-        elo = {k: round(res[k]) + 0 for k in ("elo", "elo_low", "elo_high")}  # whole numbers: no "-0"
-        click.echo(f"Elo difference: {elo['elo']:+d} (95% CI {elo['elo_low']:+d} to {elo['elo_high']:+d}){clip}")
+        if res["elo"] is None:  # one game counted: no Elo estimate (ai/match.py)
+            click.echo("Elo difference: none (one game is too few for an Elo estimate)")
+        else:
+            clip = " (score at the edge: Elo clipped)" if res["elo_clipped"] else ""
+            elo = {k: round(res[k]) + 0 for k in ("elo", "elo_low", "elo_high")}  # whole numbers: no "-0"
+            click.echo(f"Elo difference: {elo['elo']:+d} (95% CI {elo['elo_low']:+d} to {elo['elo_high']:+d}){clip}")
     if test is not None:
         verdict = {"H1": f"H1 accepted (A is stronger by about {test.elo1:g} Elo or more)",
                    "H0": f"H0 accepted (A is not stronger by {test.elo1:g} Elo)",

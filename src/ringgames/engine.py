@@ -28,7 +28,6 @@ the game protocol: it never reads a game's or an agent's private state.
 from __future__ import annotations
 
 import math
-import os
 import sys
 import threading
 import time
@@ -36,6 +35,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 from . import GAMES, load_game
+from .ai.levels import MAX_LEVEL_THREADS, check_threads
 from .protocol import RingGamesError, State, apply_strings
 
 if TYPE_CHECKING:
@@ -47,9 +47,8 @@ __all__ = ["MAX_ERROR", "MAX_LINE", "Engine", "ProtocolError", "parse_go", "run"
 MAX_ERROR = 200
 #: Longest command line accepted (characters): a whole game's moves fit easily.
 MAX_LINE = 1_000_000
-#: ``setoption name threads``: at most the machine's cores (at least 2; the compiled search's lazy SMP: threads beyond
-#: the cores only slow the main search, and every helper starts with it)
-MAX_ENGINE_THREADS = max(2, min(64, os.cpu_count() or 1))
+#: ``setoption name threads``: at most the machine's cores (at least 2), as ``level:N,threads=K`` (ai/levels.py)
+MAX_ENGINE_THREADS = MAX_LEVEL_THREADS
 #: Most characters of a bad token quoted back in an error.
 _QUOTE = 40
 
@@ -270,11 +269,9 @@ class Engine:
             self._agent = None
         elif name == "threads":
             try:
-                n = int(value)
+                n = check_threads(int(value))
             except ValueError:
-                n = 0
-            if not 1 <= n <= MAX_ENGINE_THREADS:
-                raise ProtocolError(f"threads must be 1–{MAX_ENGINE_THREADS}, not {_quote(value)}")
+                raise ProtocolError(f"threads must be 1–{MAX_ENGINE_THREADS}, not {_quote(value)}") from None
             self._threads = n
             self._agent = None
         elif name == "hash":

@@ -142,6 +142,29 @@ def test_specs_and_levels():
         make_agent("nosuch")
 
 
+
+def test_level_threads_reach_the_compiled_search_and_are_limited_like_the_engines():
+    from ringgames.ai.levels import MAX_LEVEL_THREADS
+    from ringgames.engine import MAX_ENGINE_THREADS
+
+    assert MAX_ENGINE_THREADS == MAX_LEVEL_THREADS == max(2, min(64, __import__("os").cpu_count() or 1))
+    lv = make_agent("level:4,threads=2")
+    for game, players in (("yinsh", 2), ("gyges", 2), ("rings", 2), ("rings", 3)):
+        agent = lv.agent_for(game, players)
+        assert (type(agent).__name__, agent.threads) == ("CompiledAlphaBetaAgent", 2), (game, players)
+    assert make_agent("level:4").agent_for("yinsh").threads == 1
+    scaled = make_agent("level:4,scale=0.1,threads=2,seed=3").agent_for("yinsh")
+    assert (scaled.threads, scaled.time_limit) == (2, 0.2)
+    # greedy and MCTS levels have no threaded search: threads is a ceiling there, as in the engine protocol
+    assert type(make_agent("level:2,threads=2").agent_for("yinsh")).__name__ == "GreedyAgent"
+    assert type(lv.agent_for("rings", 4)).__name__ == "MCTSAgent"
+    for bad in ("0", str(MAX_LEVEL_THREADS + 1), "1.5", "two"):
+        with pytest.raises(ValueError, match=f"threads must be 1–{MAX_LEVEL_THREADS}, not"):
+            make_agent(f"level:5,threads={bad}")
+    with pytest.raises(ValueError, match="baseline:5 plays the frozen levels"):
+        make_agent("baseline:5,threads=2")
+    assert type(make_agent("baseline:5,threads=1").agent_for("yinsh")).__name__ == "AlphaBetaAgent"
+
 def _three_rows_position():
     """White to move; d6-h6 flips e6, f6, g6, each completing a column of five: three rows, three rings, a win."""
     from ringgames.games.yinsh.board import _INDEX, COLUMNS, NUM_POINTS

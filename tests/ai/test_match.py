@@ -21,6 +21,27 @@ def test_elo_formula():
     assert sweep["elo_clipped"] and sweep["elo_low"] < sweep["elo"]
 
 
+
+def test_one_game_gives_no_elo_and_two_games_clip_only_past_the_edge():
+    one = elo_summary([1.0])  # the clip at 1/(2n) = 0.5 used to turn any single result into +0
+    assert (one["score"], one["elo"], one["elo_low"], one["elo_high"], one["elo_clipped"]) == (1.0, None, None, None, False)
+    assert elo_summary([0.5])["elo"] is None
+    win_draw = elo_summary([1.0, 0.5])  # 0.75 is exactly 1/(2n) from the edge: a true estimate, not a bound
+    assert round(win_draw["elo"]) == 191 and win_draw["elo_clipped"] is False
+    sweep = elo_summary([1.0, 1.0])  # 1.0 is clipped to 0.75
+    assert round(sweep["elo"]) == 191 and sweep["elo_clipped"] is True
+
+
+def test_match_of_one_game_says_there_is_no_elo_estimate():
+    res = CliRunner().invoke(main, ["match", "yinsh", "greedy", "random", "--games", "1", "--variant", "blitz",
+                                    "--seed", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.strip().splitlines()
+    assert "Elo difference: none (one game is too few for an Elo estimate)" in lines
+    data = json.loads(lines[-1])
+    assert data["games"] == 1 and data["score"] in (0.0, 0.5, 1.0)
+    assert (data["elo"], data["elo_low"], data["elo_high"], data["elo_clipped"]) == (None, None, None, False)
+
 def test_seating_alternates_colours():
     assert seating(["A", "B"], 2, 0) == ["A", "B"]
     assert seating(["A", "B"], 2, 1) == ["B", "A"]

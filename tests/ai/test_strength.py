@@ -52,6 +52,16 @@ def test_ledger_table_sums_seeds_and_marks_targets(tmp_path):
     assert len(read_ledger(tmp_path / "x.jsonl")) == 1
 
 
+
+def test_ledger_table_gives_no_elo_for_a_single_game():
+    rec = {"game": "g", "level": 3, "opponent": "random", "a": "A", "b": "random", "seed": 0, "index": 0,
+           "score": 1.0, "engine": "kernel"}
+    row = [line for line in ledger_table([rec]).splitlines() if line.startswith("| g ")][0]
+    assert row.split(" | ")[7] == "none (1 game)"
+    two = [rec, dict(rec, index=1)]
+    row = [line for line in ledger_table(two).splitlines() if line.startswith("| g ")][0]
+    assert row.split(" | ")[7] == "+191 (-113 … +191) clipped"  # Wilson: 0.342–1
+
 def test_ledger_table_marks_rows_that_are_not_todays_levels():
     recs = [{"game": "yinsh", "level": 3, "opponent": "random", "a": a, "b": "random", "seed": 0, "index": 0,
              "score": 1.0, "engine": "kernel"} for a in ("search:time=0.8", "alphabeta:time=0.5")]

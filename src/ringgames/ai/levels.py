@@ -13,7 +13,13 @@ Level  Meaning
 ``level:N,eval=NAME`` searches with one of the game's other evaluations (an alpha-beta level only: YINSH
 ``level:5,eval=tuned``, the weights fitted on real games, ``docs/ai.md``).
 
-``baseline:N`` (options as ``level:N``: ``seed``, ``scale``) plays today's level ``N``
+``level:N,threads=K`` (1 to :data:`MAX_LEVEL_THREADS`, the machine's cores and at least 2) hands ``threads=K`` to
+the level's agent where that is the compiled ``search:`` (lazy SMP: levels 3–5 of YINSH, Gygès and RINGS with 2–3
+players); other levels (greedy, MCTS) play on one thread whatever it says, as with the engine protocol's
+``setoption name threads`` (a ceiling, so one spec serves every level, game and number of players).
+
+``baseline:N`` (options as ``level:N``: ``seed``, ``scale``, ``eval``; not ``threads``: no baseline
+has a threaded search) plays today's level ``N``
 from the frozen table :data:`BASELINES`, so that stronger future levels can be
 measured against it (``ringgames match yinsh level:5 baseline:5``) while
 ``level:N`` moves on.
@@ -32,15 +38,31 @@ must say so). A game without its own table uses ``DEFAULT``.
 'search:time=1'
 >>> BASELINES["yinsh"][5]
 'alphabeta:time=5'
+>>> LevelAgent(5, threads=2).agent_for("yinsh").threads
+2
 """
 
 from __future__ import annotations
+
+import os
 
 from ..protocol import State
 from .agents import make_agent, parse_spec
 
 __all__ = ["LEVELS", "LEVELS_MULTI", "LEVELS_BY_PLAYERS", "DEFAULT", "BASELINES", "BASELINES_MULTI", "BASELINE_DEFAULT", "LevelAgent",
-           "BaselineAgent", "spec_for"]
+           "BaselineAgent", "MAX_LEVEL_THREADS", "check_threads", "spec_for"]
+
+#: The most threads of ``level:N,threads=K`` and of the engine protocol's ``setoption name threads``: the
+#: machine's cores, at least 2 (the compiled search's lazy SMP: threads beyond the cores only slow the main
+#: search, and every helper starts with it).
+MAX_LEVEL_THREADS = max(2, min(64, os.cpu_count() or 1))
+
+
+def check_threads(value: object) -> int:
+    """``value`` if it is a whole number of threads from 1 to :data:`MAX_LEVEL_THREADS`, else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LEVEL_THREADS:
+        raise ValueError(f"threads must be 1–{MAX_LEVEL_THREADS}, not {value!r}")
+    return value
 
 DEFAULT = {
     1: "greedy:eval=0",
@@ -154,16 +176,21 @@ def spec_for(game: str, level: int, scale: float = 1.0, players: int = 2, baseli
 
 
 class LevelAgent:
-    """Level ``value`` (1–5); the agent is made for the game of the first state it sees."""
+    """Level ``value`` (1–5); the agent is made for the game of the first state it sees.
+
+    ``threads``: the search threads of a level whose agent is the compiled ``search:`` (checked by
+    :func:`check_threads`); a level played by greedy or MCTS ignores it (see the module docs)."""
 
     baseline = False
 
-    def __init__(self, value: int = 3, seed: int | None = None, scale: float = 1.0, eval: str = ""):  # noqa: A002
+    def __init__(self, value: int = 3, seed: int | None = None, scale: float = 1.0, eval: str = "",  # noqa: A002
+                 threads: int = 1):
         self.level = int(value)
         if not 1 <= self.level <= 5:
             raise ValueError(f"levels are 1–5, not {value}")
         if not isinstance(eval, str):
             raise ValueError(f"eval must be the name of an evaluation (such as tuned), not {eval!r}")
+        self.threads = check_threads(threads)
         self.eval = eval
         self.seed = seed
         self.scale = float(scale)
@@ -178,6 +205,8 @@ class LevelAgent:
                 if parse_spec(spec)[0] not in ("alphabeta", "search"):
                     raise ValueError(f"eval= applies to the alpha-beta levels; level {self.level} of {game_name} is {spec}")
                 spec += f",eval={self.eval}"
+            if self.threads > 1 and parse_spec(spec)[0] == "search":  # greedy, MCTS: one thread (module docs)
+                spec += f",threads={self.threads}"
             if self.seed is not None:
                 spec += ("," if ":" in spec else ":") + f"seed={self.seed}"
             self._agents[key] = make_agent(spec)
@@ -197,6 +226,14 @@ class LevelAgent:
 
 
 class BaselineAgent(LevelAgent):
-    """``baseline:N``: today's level ``N`` from the frozen :data:`BASELINES` (same options as ``level:N``)."""
+    """``baseline:N``: today's level ``N`` from the frozen :data:`BASELINES` (the options of ``level:N`` but
+    ``threads``: the frozen levels are the Python alpha-beta, greedy and MCTS, each on one thread)."""
 
     baseline = True
+
+    def __init__(self, value: int = 3, seed: int | None = None, scale: float = 1.0, eval: str = "",  # noqa: A002
+                 threads: int = 1):
+        if threads != 1:
+            raise ValueError(f"threads= applies to level:N (the compiled search); baseline:{value} plays the frozen "
+                             "levels, which search on one thread")
+        super().__init__(value, seed, scale, eval)

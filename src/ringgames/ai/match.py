@@ -12,8 +12,10 @@ reverse, 0.5 otherwise; the game's score is the mean over those pairs.
 
 Elo: the logistic formula ``400·log10(s / (1 − s))`` on the mean score ``s``; the
 95% interval maps the score's interval (:func:`score_interval`: Wilson's score interval with
-the observed draws) the same way. Scores of exactly 0 or 1 are clipped to ``1/(2n)`` from the
-edge (``elo_clipped``).
+the observed draws) the same way. From two games on, a score (or interval end) nearer the edge than
+``1/(2n)`` — 0 or 1 — is clipped to ``1/(2n)`` from it (``elo_clipped`` says the score was). One game
+gives no Elo estimate: the clip would be ½, so every result would read as +0; ``elo``, ``elo_low`` and
+``elo_high`` are then None (``null`` in ``--json``) and ``elo_clipped`` is false.
 
 >>> round(elo_from_score(0.75), 1)
 190.8
@@ -167,13 +169,28 @@ def score_interval(scores: list[float], z: float = 1.96) -> tuple[float, float]:
 
 
 def elo_summary(scores: list[float]) -> dict:
-    """Mean score, Elo and the 95% interval of per-game scores (see the module docs)."""
+    """Mean score, Elo and the 95% interval of per-game scores (see the module docs).
+
+    ``elo``, ``elo_low`` and ``elo_high`` are None with fewer than two scores (no estimate: see the
+    module docs); ``elo_clipped``: the score lay nearer 0 or 1 than ``1/(2n)`` and its Elo is that of
+    ``1/(2n)`` from the edge (a bound, not an estimate).
+
+    >>> e = elo_summary([1.0])
+    >>> e["score"], e["elo"], e["elo_clipped"]
+    (1.0, None, False)
+    >>> e = elo_summary([1.0, 1.0])
+    >>> round(e["elo"]), e["elo_clipped"]
+    (191, True)
+    """
     n = len(scores)
     if n == 0:
         return {"score": None, "score_low": None, "score_high": None, "elo": None, "elo_low": None,
                 "elo_high": None, "elo_clipped": False}
     s = sum(scores) / n
     low, high = score_interval(scores)
+    if n < 2:
+        return {"score": s, "score_low": low, "score_high": high, "elo": None, "elo_low": None,
+                "elo_high": None, "elo_clipped": False}
     eps = 0.5 / n
     clip = lambda x: min(1.0 - eps, max(eps, x))  # noqa: E731
     return {
@@ -183,7 +200,7 @@ def elo_summary(scores: list[float]) -> dict:
         "elo": elo_from_score(clip(s)),
         "elo_low": elo_from_score(clip(low)),
         "elo_high": elo_from_score(clip(high)),
-        "elo_clipped": s <= eps or s >= 1.0 - eps,
+        "elo_clipped": s < eps or s > 1.0 - eps,
     }
 
 

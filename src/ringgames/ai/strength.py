@@ -267,8 +267,10 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
             ok += f"; provisional ({n} of {MIN_GAMES} games)"
         seeds = ",".join(str(s) for s in sorted({r["seed"] for r in rs}))
         engines = "/".join(sorted({r.get("engine", "?") for r in rs}))
-        clip = " clipped" if e["elo_clipped"] else ""
+        if e["elo"] is None:  # one game: no Elo estimate (ai/match.py)
+            elo = "none (1 game)"
+        else:
+            elo = f"{e['elo']:+.0f} ({e['elo_low']:+.0f} … {e['elo_high']:+.0f})" + (" clipped" if e["elo_clipped"] else "")
         lines.append(f"| {game} | {lv} | `{a}` | {opp} (`{b}`) | {n} ({seeds}) | {w}-{n - w - lo_}-{lo_} | "
-                     f"{e['score']:.3f} ({e['score_low']:.2f}–{e['score_high']:.2f}) | "
-                     f"{e['elo']:+.0f} ({e['elo_low']:+.0f} … {e['elo_high']:+.0f}){clip} | {ok} | {engines} |")
+                     f"{e['score']:.3f} ({e['score_low']:.2f}–{e['score_high']:.2f}) | {elo} | {ok} | {engines} |")
     return "\n".join(lines) + "\n"
