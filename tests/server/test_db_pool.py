@@ -51,3 +51,25 @@ def test_a_connection_just_returned_is_not_pinged(postgres_url, monkeypatch):
         assert _pid(engine) != first  # and the pool, invalidated by that error, reconnects
     finally:
         engine.dispose()
+
+
+def test_a_test_postgres_server_leaves_no_process_when_stopped(postgres_server):
+    """``PostgresServer.stop`` ends the server itself, not only ``runuser`` (which, as root, is the process started and
+    exits on SIGINT without passing it on: every stopped test server used to stay behind)."""
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    from ringgames.server.testing import PostgresServer
+
+    root = Path(tempfile.mkdtemp(prefix="ringgames-pgstop-"))  # (as the session's server: a path postgres can reach)
+    try:
+        pg = PostgresServer(root).start()
+        assert pg.create_database().endswith("_1")
+        pg.stop()
+        left = subprocess.run(["pgrep", "-f", f"postgres -D {root}"], capture_output=True, text=True).stdout.split()
+        assert left == [] and not (root / "data" / "postmaster.pid").exists(), left
+    finally:
+        subprocess.run(["pkill", "-9", "-f", f"postgres -D {root}"], check=False)
+        shutil.rmtree(root, ignore_errors=True)

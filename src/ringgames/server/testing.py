@@ -165,13 +165,29 @@ class PostgresServer:
         return self.url(name)
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)  # fast shutdown
+        """Fast shutdown, and wait until the server is gone. As root the process started is ``runuser``, which exits on
+        SIGINT without passing it on: the signal goes to the whole process group (its own session), and the server
+        counts as gone when its ``postmaster.pid`` is (else SIGKILL to the group after 15 s)."""
+        if self.proc is None:
+            return
+        pid_file = self.root / "data" / "postmaster.pid"
+        try:
+            os.killpg(self.proc.pid, signal.SIGINT)  # fast shutdown
+        except ProcessLookupError:
+            pass
+        deadline = time.time() + 15
+        while pid_file.exists() and time.time() < deadline:
+            time.sleep(0.05)
+        if pid_file.exists():
             try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
 
     def __enter__(self) -> PostgresServer:
         return self.start()
