@@ -320,3 +320,37 @@ def test_a_worker_that_stalls_for_a_while_is_not_killed(postgres_url, redis_url,
         assert workers() == before
     finally:
         srv.stop()
+
+
+def test_a_connecting_client_costs_one_read_of_the_game(postgres_url, redis_url, monkeypatch):
+    """With several processes a connecting client's game is checked against the database (``Hub.fresh_room``), unless
+    this very connection loaded it from there (as every client reconnecting after its process died does): one read,
+    not a load and a check. A cached room is checked, and a change another process made (its message not here yet)
+    is read before the client gets the game."""
+    from sqlalchemy import update
+
+    from ringgames.server.db import GameRow
+    from ringgames.server.service import Hub
+
+    from .aio import run
+
+    async def main():
+        hub = Hub(postgres_url, ai_workers=1, ai_delay=0, redis_url=redis_url)
+        await hub.start()
+        checks: list[str] = []
+        current = hub._current
+        monkeypatch.setattr(hub, "_current", lambda room: (checks.append(room.id), current(room))[1])
+        try:
+            room, _, _ = await hub.create("yinsh", None, None, [{"kind": "me"}, {"kind": "invite"}])
+            gid = room.id
+            del hub.rooms[gid]  # as in a process that has not served this game yet
+            assert (await hub.fresh_room(gid)).id == gid and checks == []  # loaded by this call: no second read
+            assert hub.engine is not None
+            with hub.engine.begin() as c:  # another process's change, its message not (yet) here
+                c.execute(update(GameRow).where(GameRow.id == gid).values(tags={"note": "x"}))
+            again = await hub.fresh_room(gid)
+            assert checks == [gid] and again.row.tags.get("note") == "x"
+        finally:
+            await hub.stop()
+
+    run(main())

@@ -1038,8 +1038,12 @@ class Hub:
     async def fresh_room(self, gid: str) -> Room:
         """``room(gid)``, and with several processes checked against the database first (one indexed read): a client
         that connects (or reconnects, after its process stopped) gets the game with every committed move even when
-        another process's message about it has not arrived yet."""
+        another process's message about it has not arrived yet. A room this call loads is not checked again (after a
+        process dies, each reconnecting client's game costs the other process one read, not two)."""
+        loads_here = gid not in self.rooms and gid not in self._loading  # (no await before room() decides the same)
         room = await self.room(gid)
+        if loads_here:  # read from the database by this very call: current as of after the client connected
+            return room
         if self.fanout.cluster and not await asyncio.to_thread(self._current, room):
             async with self._locked(gid) as room:
                 await self._refresh_row(room)
