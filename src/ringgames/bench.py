@@ -23,7 +23,10 @@ the AI and the server use it:
   ``alphabeta_depth`` the depth it completed;
 * ``search_nodes_per_s`` / ``search_depth`` — the same for the compiled search (``search:``,
   :mod:`ringgames.ai.compiled`: the tree in numba; the Python search where a game has no
-  compiled one yet), and ``search_speedup`` its nodes/s over the Python alpha-beta's in the same run.
+  compiled one yet), and ``search_speedup`` its nodes/s over the Python alpha-beta's in the same run;
+* ``uct_iter_per_s`` — the compiled MCTS's iterations per second (``uct:``, :mod:`ringgames.ai.compiled.uct`,
+  leaf evaluation; the Python tree for a game without a compiled one), and ``uct_speedup`` its rate over
+  ``mcts_iter_per_s`` in the same run.
 """
 
 from __future__ import annotations
@@ -80,6 +83,15 @@ def search_speed(state: State, seconds: float = 1.0, seed: int = 1) -> dict[str,
     out["search_nodes"] = r["nodes"]
     out["search_depth"] = r["depth"]
     out["search_speedup"] = round(out["search_nodes_per_s"] / max(1e-9, out["alphabeta_nodes_per_s"]), 2)
+    from .ai.compiled.uct import CompiledMCTSAgent
+
+    CompiledMCTSAgent(iterations=64, seed=seed, safe=0, nodes=10_000).search(state.clone())  # compiles first
+    u = CompiledMCTSAgent(time=seconds, seed=seed, safe=0)
+    t0 = time.perf_counter()
+    u.search(state.clone())
+    out["uct_iter_per_s"] = round(u.iterations_done / (time.perf_counter() - t0), 1)
+    out["uct_iterations"] = u.iterations_done
+    out["uct_speedup"] = round(out["uct_iter_per_s"] / max(1e-9, out["mcts_iter_per_s"]), 2)
     return out
 
 

@@ -642,7 +642,8 @@ def bench(game, as_json, seconds, startup, search_seconds, batch, batch_size, re
             f"{'game':<8} {'playouts/s':>11} {'actions/s':>12} {'path':>8} {'protocol playouts/s':>20}"
             f" {'protocol actions/s':>19} {'actions/game':>13} {'perft':>6} {'perft nodes/s':>14}"
             + (f" {'MCTS iter/s':>12} {'playout iter/s':>15} {'AB nodes/s':>11} {'AB depth':>9}"
-               f" {'search nodes/s':>15} {'depth':>6} {'ratio':>6}" if search_seconds > 0 else "")
+               f" {'search nodes/s':>15} {'depth':>6} {'ratio':>6} {'UCT iter/s':>11} {'ratio':>6}"
+               if search_seconds > 0 else "")
             + (f" {'start warm s':>13} {'start cold s':>13}" if startup else "")
         )
         for r in rows:
@@ -653,6 +654,7 @@ def bench(game, as_json, seconds, startup, search_seconds, batch, batch_size, re
                 + (f" {r['mcts_iter_per_s']:>12,.0f} {r['mcts_playout_iter_per_s']:>15,.0f}"
                    f" {r['alphabeta_nodes_per_s']:>11,.0f} {r['alphabeta_depth']:>9}"
                    f" {r['search_nodes_per_s']:>15,.0f} {r['search_depth']:>6} {r['search_speedup']:>6.1f}"
+                   f" {r['uct_iter_per_s']:>11,.0f} {r['uct_speedup']:>6.1f}"
                    if search_seconds > 0 else "")
                 + (f" {r['startup_warm_s']:>13.2f} {r['startup_cold_s']:>13.2f}" if startup else "")
             )

@@ -46,6 +46,11 @@ def _exercise(game_name: str) -> None:
 
     if game_name in KERNELS:  # the compiled search of the computer players (levels 3-5)
         CompiledAlphaBetaAgent(depth=2, seed=0, safe=0).analyse(load_game(game_name, players=2).new_initial_state())
+    from .ai.compiled.uct import GAMES as UCT_GAMES
+    from .ai.compiled.uct import CompiledMCTSAgent
+
+    if game_name in UCT_GAMES:  # the compiled MCTS (RINGS with four to six players)
+        CompiledMCTSAgent(iterations=64, seed=0, safe=0, nodes=10_000).search(game.new_initial_state())
 
 
 def warm_up(games: Iterable[str] | None = None) -> dict[str, float]:

@@ -135,7 +135,7 @@ def test_specs_and_levels():
     s = load_game("yinsh").new_initial_state()
     assert lv.choose(s) in s.legal_actions()
     assert type(lv.agent_for("yinsh")).__name__ == "GreedyAgent"
-    assert spec_for("rings", 4) == "search:time=2,min=2" and spec_for("rings", 4, scale=0.1) == "search:time=0.2,min=2" and spec_for("rings", 4, players=4) == "mcts:time=2,rollout=0"
+    assert spec_for("rings", 4) == "search:time=2,min=2" and spec_for("rings", 4, scale=0.1) == "search:time=0.2,min=2" and spec_for("rings", 4, players=4) == "uct:time=2"
     with pytest.raises(ValueError):
         make_agent("level:6")
     with pytest.raises(ValueError):
@@ -157,7 +157,7 @@ def test_level_threads_reach_the_compiled_search_and_are_limited_like_the_engine
     assert (scaled.threads, scaled.time_limit) == (2, 0.2)
     # greedy and MCTS levels have no threaded search: threads is a ceiling there, as in the engine protocol
     assert type(make_agent("level:2,threads=2").agent_for("yinsh")).__name__ == "GreedyAgent"
-    assert type(lv.agent_for("rings", 4)).__name__ == "MCTSAgent"
+    assert type(lv.agent_for("rings", 4)).__name__ == "CompiledMCTSAgent"
     for bad in ("0", str(MAX_LEVEL_THREADS + 1), "1.5", "two"):
         with pytest.raises(ValueError, match=f"threads must be 1–{MAX_LEVEL_THREADS}, not"):
             make_agent(f"level:5,threads={bad}")

@@ -181,6 +181,7 @@ def test_the_threads_option_reaches_the_compiled_search():
     ("gyges", 2, "alphabeta:depth=3", "go depth 2", 4),
     ("rings", 2, "alphabeta:depth=3", "go depth 2", 24),
     ("rings", 3, "mcts:rollout=0", "go nodes 300", 30),
+    ("rings", 4, "uct", "go nodes 3000", 40),
 ])
 def test_search_each_game(pipe, game, players, level, go, plies):
     state, moves = _start(game, players, seed=7, plies=plies)

@@ -72,6 +72,12 @@ def _search(**kw):
     return CompiledAlphaBetaAgent(**kw)
 
 
+def _uct(**kw):
+    from .compiled.uct import CompiledMCTSAgent
+
+    return CompiledMCTSAgent(**kw)
+
+
 def _level(**kw):
     from .levels import LevelAgent
 
@@ -91,6 +97,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "mcts": _mcts,
     "alphabeta": _alphabeta,
     "search": _search,
+    "uct": _uct,
     "level": _level,
     "baseline": _baseline,
 }

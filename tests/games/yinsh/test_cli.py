@@ -56,6 +56,8 @@ def test_bench_json_has_the_figures():
     # the compiled search: its nodes over the same time, and the ratio to the Python search's
     assert row["search_depth"] >= row["alphabeta_depth"] and row["search_nodes"] > 0
     assert row["search_speedup"] == round(row["search_nodes_per_s"] / row["alphabeta_nodes_per_s"], 2)
+    # the compiled MCTS: its iterations over the same time, and the ratio to the Python MCTS's
+    assert row["uct_iterations"] > 0 and row["uct_speedup"] == round(row["uct_iter_per_s"] / row["mcts_iter_per_s"], 2)
 
 
 def test_bench_search_speed_counts_iterations():
@@ -65,7 +67,7 @@ def test_bench_search_speed_counts_iterations():
     row = search_speed(s, seconds=0.05)
     # the figures are the work done (counted) over the time taken; no claim about the machine's speed
     for work, rate in (("mcts_iterations", "mcts_iter_per_s"), ("mcts_playout_iterations", "mcts_playout_iter_per_s"),
-                       ("alphabeta_nodes", "alphabeta_nodes_per_s")):
+                       ("alphabeta_nodes", "alphabeta_nodes_per_s"), ("uct_iterations", "uct_iter_per_s")):
         assert isinstance(row[work], int) and row[work] >= 1, (work, row)
         assert row[rate] > 0
     assert s.history == []  # the state given is not modified

@@ -9,5 +9,7 @@
   :mod:`ringgames.ai.evaluation`);
 * :mod:`.gyges` — Gygès's compiled alpha-beta (its own tree: repetition from the game's history, goal
   tactics, threat extensions, late move reductions; the move ordering, cut-off credit and table store of
-  :mod:`.tree`).
+  :mod:`.tree`);
+* :mod:`.uct` — :class:`~.uct.CompiledMCTSAgent` (agent spec ``uct:``): MCTS (UCT) with leaf evaluation and the
+  tree in numba, for YINSH and RINGS (any number of players).
 """

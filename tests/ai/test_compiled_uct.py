@@ -1,0 +1,199 @@
+"""The compiled MCTS (``uct:``, issue #35): the Python agent's rewards, a tree whose counts add up, legal play."""
+
+import random
+
+import numpy as np
+import pytest
+
+from ringgames import load_game
+from ringgames.ai.agents import make_agent
+from ringgames.ai.compiled import ops, uct
+from ringgames.ai.compiled.uct import CompiledMCTSAgent
+from ringgames.ai.evaluation import get_evaluator, reward
+
+
+def _positions(game, players, count, seed, every=4):
+    """Every ``every``-th position of seeded random games, and each game's end."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        s = load_game(game, players=players).new_initial_state()
+        ply = 0
+        while len(out) < count:
+            if s.is_terminal() or ply % every == 0:
+                out.append(s.clone())
+            if s.is_terminal():
+                break
+            s.apply_action(rng.choice(s.legal_actions()))
+            ply += 1
+    return out
+
+
+def _python_rewards(s):
+    """What :class:`~ringgames.ai.mcts.MCTSAgent` backs up from a leaf (``rollout=0``)."""
+    n = s.num_players
+    if s.is_terminal():
+        return [(r + 1.0) / 2.0 for r in s.returns()]
+    evaluate, scale = get_evaluator(s.game.name)
+    v = evaluate(s)
+    if n == 2:
+        return [(reward(x, scale) + 1.0) / 2.0 for x in v]
+    return [(reward(x - max(v[q] for q in range(n) if q != p), scale) + 1.0) / 2.0 for p, x in enumerate(v)]
+
+
+def _compiled_rewards(tree, s):
+    out = np.zeros(max(2, s.num_players))
+    over = uct.rewards(tree.game, s.s, s.num_players, tree.scale, tree.wts, tree.wtab, tree.buf, out)
+    return bool(over), out[: s.num_players].tolist()
+
+
+@pytest.mark.parametrize("game,players", [("yinsh", 2), ("rings", 2), ("rings", 3), ("rings", 4), ("rings", 6)])
+def test_the_leaf_rewards_are_the_python_agent_s(game, players):
+    tree = uct.Tree(game, players, 1000, 2)
+    positions = _positions(game, players, 400, seed=11 + players)
+    ends = 0
+    for s in positions:
+        over, got = _compiled_rewards(tree, s)
+        assert over == s.is_terminal()
+        ends += over
+        assert got == pytest.approx(_python_rewards(s), abs=1e-12), s.position()
+    assert ends >= 1  # finished games (their returns) were among them
+    assert len({round(x, 6) for s in positions[:50] for x in _compiled_rewards(tree, s)[1]}) > 10  # not constant
+
+
+def _check_node(t, i, state, evaluated, expand):
+    """The counts of node ``i`` (whose position is ``state``) and its subtree add up; returns the subtree's size."""
+    kids = []
+    c = int(t.child[i])
+    while c >= 0:
+        kids.append(c)
+        c = int(t.sib[c])
+    acts = [int(t.act[c]) for c in kids]
+    assert len(set(acts)) == len(acts), "an action with two children"
+    legal = set(state.legal_actions())
+    assert set(acts) <= legal
+    assert int(t.nnext[i]) == len(kids)
+    if kids and i != 0:
+        assert int(t.nleg[i]) == len(legal)
+    own = 0
+    if evaluated:  # a node is evaluated when it is made, and each visit while it stays a leaf
+        own = int(t.vis[i]) if t.term[i] else min(int(t.vis[i]), expand - 1)
+        if t.term[i]:
+            assert state.is_terminal() and not kids
+    assert int(t.vis[i]) == own + sum(int(t.vis[c]) for c in kids)
+    if own:
+        leaf = _python_rewards(state)
+        expect = [own * r + sum(float(t.w[c, p]) for c in kids) for p, r in enumerate(leaf)]
+        assert [float(x) for x in t.w[i]] == pytest.approx(expect, rel=1e-4, abs=1e-3)
+    size = 1
+    for c in kids:
+        child = state.clone()
+        child.apply_action(int(t.act[c]))
+        size += _check_node(t, c, child, True, expand)
+    return size
+
+
+@pytest.mark.parametrize("players,expand", [(2, 2), (3, 2), (4, 2), (4, 3)])
+def test_the_tree_s_visits_and_rewards_add_up(players, expand):
+    rng = random.Random(players)
+    s = load_game("rings", players=players).new_initial_state()
+    for _ in range(12 * players):
+        s.apply_action(rng.choice(s.legal_actions()))
+    agent = CompiledMCTSAgent(iterations=3000, seed=5, safe=0, expand=expand)
+    root = agent.search(s.clone())
+    t = root.tree
+    assert agent.iterations_done == 3000 and root.n == 3000
+    assert _check_node(t, 0, s, False, expand) == t.used
+    depth, node = 0, root
+    while node.children:
+        node = max(node.children.values(), key=lambda v: v.n)
+        depth += 1
+    assert depth >= 2  # the tree grew below the root's children
+
+
+def test_the_tree_stops_growing_when_its_slots_are_used_up():
+    s = load_game("rings", players=3).new_initial_state()
+    agent = CompiledMCTSAgent(iterations=20_000, seed=1, safe=0, nodes=10_000)
+    root = agent.search(s.clone())
+    assert root.tree.used == 10_000 and root.n == 20_000
+    assert sum(ch.n for ch in root.children.values()) == 20_000
+
+
+def test_a_seed_and_an_iteration_budget_repeat_the_search():
+    s = _positions("rings", 4, 60, seed=3, every=1)[-1]
+    a = CompiledMCTSAgent(iterations=2000, seed=9)
+    b = CompiledMCTSAgent(iterations=2000, seed=9)
+    ra, rb = a.analyse(s.clone()), b.analyse(s.clone())
+    assert a.root_visits() == b.root_visits() and ra["action"] == rb["action"]
+    assert sum(a.root_visits().values()) == 2000
+    c = CompiledMCTSAgent(iterations=2000, seed=10)
+    c.analyse(s.clone())
+    assert c.root_visits() != a.root_visits()
+
+
+def test_the_root_leaves_out_actions_that_hand_the_next_player_a_win(yinsh_must_defend):
+    # Black to move; most moves leave White its winning row: with safe=1 only the parries are searched
+    from ringgames.ai.tactics import safe_actions
+
+    s = yinsh_must_defend
+    legal = s.legal_actions()
+    safe = safe_actions(s, legal)
+    assert 0 < len(safe) < len(legal) / 4
+    agent = CompiledMCTSAgent(iterations=500, seed=1)
+    agent.analyse(s.clone())
+    assert set(agent.root_visits()) == set(safe)
+    unsafe = CompiledMCTSAgent(iterations=500, seed=1, safe=0)
+    unsafe.analyse(s.clone())
+    assert len(unsafe.root_visits()) > len(safe)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_games_are_played_to_the_end(players):
+    g = load_game("rings", players=players)
+    s = g.new_initial_state()
+    agents = [make_agent(f"uct:iterations=60,seed={p}") for p in range(players)]
+    n = 0
+    while not s.is_terminal():
+        a = agents[s.current_player()].choose(s)
+        assert a in s.legal_actions()
+        s.apply_action(a)
+        n += 1
+    assert n > 50 and s.returns() and abs(sum(s.returns())) < 1e-9
+
+
+def test_a_game_without_a_compiled_tree_uses_the_python_one():
+    s = load_game("gyges").new_initial_state()
+    agent = make_agent("uct:iterations=200,seed=1")
+    assert agent.choose(s) in s.legal_actions()
+    assert agent.iterations_done == 200
+
+
+def test_the_search_beats_random_play_at_rings_with_four_players():
+    wins = 0
+    for g in range(2):
+        s = load_game("rings", players=4).new_initial_state()
+        agents = {0: make_agent(f"uct:iterations=400,seed={g}"), 2: make_agent(f"uct:iterations=400,seed={g + 9}")}
+        rng = random.Random(g)
+        while not s.is_terminal():
+            p = s.current_player()
+            s.apply_action(agents[p].choose(s) if p in agents else rng.choice(s.legal_actions()))
+        wins += sum(1 for p in (0, 2) if s.returns()[p] > 0)
+    assert wins >= 2  # seats 0 and 2 (the search) against two random seats: it wins every game
+
+
+@pytest.mark.parametrize("spec,msg", [("uct:nodes=5", "nodes"), ("uct:expand=0", "expand"),
+                                      ("uct:nodes=99999999999", "at most"), ("uct:eval=3", "eval")])
+def test_bad_options_are_refused(spec, msg):
+    with pytest.raises(ValueError, match=msg):
+        make_agent(spec)
+
+
+def test_the_view_reads_like_the_python_tree():
+    s = _positions("rings", 3, 40, seed=2, every=1)[-1]
+    agent = CompiledMCTSAgent(iterations=20_000, seed=2, c=0.1)
+    res = agent.analyse(s.clone())
+    assert res["iterations"] == 20_000 and 10_000 < res["nodes"] <= 20_001
+    visits = agent.root_visits()
+    assert visits[res["action"]] == max(visits.values()) and sum(visits.values()) == 20_000
+    assert 0.0 < res["value"] < 1.0 and res["pv"][0] == res["action"] and len(res["pv"]) >= 2
+    assert ops.GAMES.keys() == uct.GAMES
