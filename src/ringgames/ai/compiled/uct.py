@@ -48,9 +48,9 @@ __all__ = ["CompiledMCTSAgent", "Tree", "GAMES"]
 GAMES = frozenset(ops.GAMES)
 MAX_PATH = 2048  # the deepest the tree may grow (a longer path evaluates its leaf)
 MAX_LEGAL = 512
-# ctl entries: slots used, slots in all, visits that expand a node, iterations done in all
-USED, CAP, EXPAND, ITERS = 0, 1, 2, 3
-NUM_CTL = 4
+# ctl entries: slots used, slots in all, visits that expand a node
+USED, CAP, EXPAND = 0, 1, 2
+NUM_CTL = 3
 
 
 @njit
@@ -149,7 +149,6 @@ def _new_node(child, sib, act, nleg, nnext, vis, w, term, ctl, parent, a):
 def init_root(root_actions, child, sib, act, nleg, nnext, vis, w, term, ctl, mv):
     """A new tree whose root (slot 0) will try the actions ``root_actions`` (in a random order)."""
     ctl[USED] = 1
-    ctl[ITERS] = 0
     child[0] = -1
     sib[0] = -1
     vis[0] = 0
@@ -229,7 +228,6 @@ def run(game, root_s, n, iterations, c, scale, wts, wtab, buf, child, sib, act, 
             vis[nd] += 1
             for p in range(n):
                 w[nd, p] += rew[p]
-        ctl[ITERS] += 1
     return iterations
 
 
