@@ -197,3 +197,19 @@ def test_the_view_reads_like_the_python_tree():
     assert visits[res["action"]] == max(visits.values()) and sum(visits.values()) == 20_000
     assert 0.0 < res["value"] < 1.0 and res["pv"][0] == res["action"] and len(res["pv"]) >= 2
     assert ops.GAMES.keys() == uct.GAMES
+
+
+def test_the_analysis_board_searches_three_or_more_seats_with_the_compiled_tree():
+    from ringgames.ai.analysis import analyse_state
+
+    s = _positions("rings", 4, 6, seed=41, every=12)[5]
+    assert not s.is_terminal() and len(s.legal_actions()) > 4
+    got = analyse_state(s, 30.0, iterations=3000, alternatives=2)
+    # the same seeded search, read directly: the most visited root actions, each with every seat's mean reward
+    root = CompiledMCTSAgent(iterations=3000, time=30.0, seed=0).search(s.clone())
+    kids = sorted(root.children.items(), key=lambda t: (-t[1].n, t[0]))
+    assert got["search"] == "mcts" and got["iterations"] == 3000
+    assert sum(ch.n for _, ch in kids) == root.n == 3000
+    assert got["pv"][0] == s.action_to_string(kids[0][0])
+    assert got["eval"] == [round(w / kids[0][1].n, 4) for w in kids[0][1].w]
+    assert [a["move"] for a in got["alternatives"]] == [s.action_to_string(a) for a, _ in kids[1:3]]

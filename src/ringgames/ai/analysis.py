@@ -3,8 +3,8 @@
 Two-player games are searched with the compiled alpha-beta of the levels
 (:class:`~ringgames.ai.compiled.agent.CompiledAlphaBetaAgent`, one thread: the best line, then "multi-PV": the same
 search with the actions already shown left out gives each alternative with its exact value);
-RINGS (any number of seats) with :class:`~ringgames.ai.mcts.MCTSAgent` (the most visited root actions, each with
-every seat's expected score). The search is seeded, so a depth (alpha-beta) or an iteration count (MCTS) gives
+RINGS with 3–6 seats with the compiled MCTS of the levels (:class:`~ringgames.ai.compiled.uct.CompiledMCTSAgent`,
+about 50 times the Python tree's iterations; the most visited root actions, each with every seat's expected score). The search is seeded, so a depth (alpha-beta) or an iteration count (MCTS) gives
 the same answer every time; ``seconds`` bounds it in any case. Runs in a worker process: plain data in and out.
 """
 
@@ -82,9 +82,9 @@ def analyse_state(state: State, seconds: float, depth: int | None = None, iterat
             shown.append(r["action"])
         out.update(search="alphabeta", depth=lines[0]["depth"], iterations=None)
     else:
-        from .mcts import MCTSAgent
+        from .compiled.uct import CompiledMCTSAgent
 
-        agent2 = MCTSAgent(iterations=iterations, time=seconds, seed=seed, rollout=0, reuse=0)
+        agent2 = CompiledMCTSAgent(iterations=iterations, time=seconds, seed=seed)
         root = agent2.search(state.clone(), iterations if iterations is not None else math.inf, seconds)
         kids = sorted(root.children.items(), key=lambda t: (-t[1].n, t[0]))
         for a, ch in kids[:k + 1]:
@@ -126,7 +126,7 @@ def analyse_serialized(serialized: str, seconds: float, depth: int | None = None
 
 #: the quick search per position of "analyse this game"
 GAME_DEPTH = 2
-GAME_ITERATIONS = 200
+GAME_ITERATIONS = 5000
 GAME_SECONDS = 0.5
 
 

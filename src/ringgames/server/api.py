@@ -205,7 +205,7 @@ class JoinIn(BaseModel):
 MAX_ANALYSIS_SECONDS = 5.0
 #: deepest alpha-beta search a client may ask for (turns), and most MCTS iterations
 MAX_ANALYSIS_DEPTH = 4
-MAX_ANALYSIS_ITERATIONS = 20_000
+MAX_ANALYSIS_ITERATIONS = 2_000_000
 
 
 class AnalysisIn(BaseModel):
