@@ -472,10 +472,15 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
         click.echo(f"{test.line()} — {verdict}")
         res["sprt"] = {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta,
                        "llr": test.llr, "lower": test.lower, "upper": test.upper, "status": test.status}
+    won = res.get("won")
+    if won and won["share"] is not None:  # more than two seats: the pairwise score hides who won
+        click.echo(f"games won: by {a}'s seats {won['a']}, by the others' {won['others']}, shared {won['shared']}, "
+                   f"no winner {won['none']}; {a}'s share {won['share']:.3f} (95% CI {won['share_low']:.2f}–{won['share_high']:.2f};"
+                   " equal sides: 0.5)")
     think = ", ".join(f"{k} {v / max(1, res['games']):.1f} s/game" for k, v in res["think_seconds"].items())
     click.echo(f"thinking time: {think}; mean game length {res['mean_actions']:.1f} actions")
     if as_json:
-        click.echo(json.dumps({k: res[k] for k in ("agents", "games", "wins", "draws", "losses", "score", "score_low", "score_high", "elo", "elo_low", "elo_high", "elo_clipped", "errors", "sprt") if k in res}))
+        click.echo(json.dumps({k: res[k] for k in ("agents", "games", "wins", "draws", "losses", "score", "score_low", "score_high", "elo", "elo_low", "elo_high", "elo_clipped", "won", "errors", "sprt") if k in res}))
 
 
 @main.command()

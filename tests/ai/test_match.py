@@ -104,3 +104,31 @@ def test_the_interval_stays_honest_after_few_games_and_at_a_sweep():
     assert (round(lo, 3), round(hi, 3)) == (0.352, 0.648)
     lo_d, hi_d = score_interval([0.5] * 20 + [1.0, 0.0] * 10)  # same mean, half the games drawn: narrower
     assert lo < lo_d < 0.5 < hi_d < hi
+
+
+def test_multiplayer_matches_say_which_side_won_each_game():
+    from ringgames.ai.match import summarise
+
+    def g(winners, seats=("A", "B", "A", "B"), reason="x"):
+        returns = [1.0 if p in winners else -1.0 for p in range(len(seats))]
+        return GameResult(index=0, seats=list(seats), returns=returns, winners=winners, reason=reason, actions=1)
+
+    results = [g([0]), g([2]), g([3]), g([0, 1]), g([]), g([1], reason="error"), g([0, 2])]
+    res = summarise(["A", "B"], results)
+    won = res["won"]
+    assert (won["a"], won["others"], won["shared"], won["none"]) == (3, 1, 1, 1)  # the error is left out
+    assert won["share"] == (3 + 0.5 + 0.5) / 6 and won["share_low"] < won["share"] < won["share_high"]
+    # the pairwise score of a game A's seat won alone is 0.75, of one both its seats won 1
+    assert [r.score_for("A") for r in results[:2]] == [0.75, 0.75] and results[6].score_for("A") == 1.0
+    assert "won" not in summarise(["A", "B"], [g([0], seats=("A", "B"))])  # two seats: the score says it
+
+
+def test_a_four_player_match_prints_the_games_each_side_won():
+    res = CliRunner().invoke(main, ["match", "rings", "greedy", "random", "--players", "4", "--games", "2",
+                                    "--seed", "3", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output.strip().splitlines()[-1])
+    won = data["won"]
+    assert won["a"] + won["others"] + won["shared"] + won["none"] == 2
+    line = next(x for x in res.output.splitlines() if x.startswith("games won:"))
+    assert f"by greedy's seats {won['a']}, by the others' {won['others']}" in line

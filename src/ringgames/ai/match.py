@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from .. import load_game
 from .agents import Agent, AgentError, make_agent, with_seed
 
-__all__ = ["GameResult", "play_game", "seating", "run_match", "elo_from_score", "elo_summary"]
+__all__ = ["GameResult", "play_game", "seating", "run_match", "elo_from_score", "elo_summary", "won_by_side"]
 
 
 @dataclass
@@ -255,6 +255,33 @@ def run_match(game_name: str, specs: list[str], games: int = 10, seed: int = 0, 
     return summarise(specs, results)
 
 
+def won_by_side(spec: str, results: list[GameResult]) -> dict:
+    """With more than two seats, who won each game (errors left out): ``a`` (only ``spec``'s seats), ``others``
+    (only the other agents' seats), ``shared`` (seats of both), ``none``; ``share``: A's share of the games, a shared
+    win or none counted half, with its 95% interval. Equal sides win half the games; a side that wins every game
+    has share 1 (its pairwise score, with two seats each of four, is only 0.75: its seat that did not win is level
+    with the other side's seats).
+
+    >>> g = lambda w: GameResult(0, ["A", "B", "A", "B"], [], w, "x", 1)
+    >>> won = won_by_side("A", [g([0]), g([2]), g([1]), g([0, 1])])
+    >>> won["a"], won["others"], won["shared"], won["share"]
+    (2, 1, 1, 0.625)
+    """
+    counts = {"a": 0, "others": 0, "shared": 0, "none": 0}
+    values: list[float] = []
+    for r in results:
+        if r.reason == "error" or spec not in r.seats:
+            continue
+        mine = any(r.seats[p] == spec for p in r.winners)
+        theirs = any(r.seats[p] != spec for p in r.winners)
+        key = "shared" if mine and theirs else "a" if mine else "others" if theirs else "none"
+        counts[key] += 1
+        values.append(1.0 if key == "a" else 0.0 if key == "others" else 0.5)
+    n = len(values)
+    low, high = score_interval(values) if n else (None, None)
+    return {**counts, "share": sum(values) / n if n else None, "share_low": low, "share_high": high}
+
+
 def summarise(specs: list[str], results: list[GameResult]) -> dict:
     a = specs[0]
     scores = [s for s in (r.score_for(a) for r in results) if s is not None]
@@ -266,6 +293,8 @@ def summarise(specs: list[str], results: list[GameResult]) -> dict:
         "losses": sum(1 for x in scores if x == 0.0),
     }
     out.update(elo_summary(scores))
+    if any(len(r.seats) > 2 for r in results):
+        out["won"] = won_by_side(a, results)
     out["mean_actions"] = sum(r.actions for r in results) / len(results) if results else 0
     think = {}
     for s in dict.fromkeys(specs):
