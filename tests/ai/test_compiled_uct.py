@@ -213,3 +213,52 @@ def test_the_analysis_board_searches_three_or_more_seats_with_the_compiled_tree(
     assert got["pv"][0] == s.action_to_string(kids[0][0])
     assert got["eval"] == [round(w / kids[0][1].n, 4) for w in kids[0][1].w]
     assert [a["move"] for a in got["alternatives"]] == [s.action_to_string(a) for a, _ in kids[1:3]]
+
+
+
+def _turn_that_goes_on(make, players=4, seed=11):
+    """A RINGS position, an agent from ``make()`` that decided there, its placement and the position after it, where
+    the placement leaves the agent's seat more decisions (conversions)."""
+    rng = random.Random(seed)
+    s = load_game("rings", players=players).new_initial_state()
+    while not s.is_terminal():
+        me = s.current_player()
+        if len(s.history) > 8 * players and s.legal_actions()[-1] == 216:  # placing (pass is the last action)
+            agent = make()
+            a = agent.choose(s.clone())
+            after = s.clone()
+            after.apply_action(a)
+            if not after.is_terminal() and after.current_player() == me:
+                return s, agent, a, after
+        s.apply_action(rng.choice(s.legal_actions()))
+    raise AssertionError("no placement that goes on with a conversion")
+
+
+def test_the_rest_of_a_turn_is_played_from_the_tree_without_a_search():
+    s, agent, a, after = _turn_that_goes_on(lambda: CompiledMCTSAgent(iterations=20_000, seed=1))
+    me = s.current_player()
+    assert agent._plan and after.position() in agent._plan
+    planned = agent._plan[after.position()]
+    done = agent.iterations_done
+    assert agent.choose(after.clone()) == planned and agent.planned == 1
+    assert agent.iterations_done == done and agent.root_visits() == {planned: 1}  # no search
+    # the plan is the tree's most visited line below the placement, every step by the same seat
+    fresh = CompiledMCTSAgent(iterations=20_000, seed=1)
+    root = fresh.search(s.clone())
+    best = max(root.children[a].children.items(), key=lambda kv: kv[1].n)
+    assert best[0] == planned and best[1].n >= uct.PLAN_VISITS and after.current_player() == me
+    # a position the agent did not reach by its own decision is searched, plan or not
+    other = CompiledMCTSAgent(iterations=2000, seed=1)
+    other._plan = dict(agent._plan)
+    other.choose(after.clone())
+    assert other.planned == 0 and other.iterations_done == 2000
+
+
+def test_a_turn_s_later_decisions_get_what_is_left_of_its_time(monkeypatch):
+    _, agent, _, after = _turn_that_goes_on(lambda: CompiledMCTSAgent(time=0.2, seed=1))
+    agent._plan = {}  # a decision the tree did not settle: searched
+    seen = []
+    real = agent.analyse
+    monkeypatch.setattr(agent, "analyse", lambda st, limit=None: seen.append(limit) or real(st, limit))
+    agent.choose(after)
+    assert seen == [pytest.approx(0.2 * uct.TURN_FLOOR)]  # the placement's search took the whole 0.2 s

@@ -76,11 +76,14 @@ def _q(xs: list[float], f: float) -> float:
     return round(xs[min(len(xs) - 1, int(f * len(xs)))], 3)
 
 
-async def run(base: str, game: str, levels: list[int], turns: int, seed: int, warmup: int = 3, players: int = 2) -> list[dict]:
+async def run(base: str, game: str, levels: list[int], turns: int, seed: int, warmup: int = 3, players: int = 2,
+              workers: int = 1) -> list[dict]:
     rows = []
     for level in levels:
-        # not counted: the first replies of a level start its computer-player process (spawn, kernels loaded)
-        await replies(base, game, level, warmup, random.Random(seed - level), players)
+        # not counted: the first replies of a level start its computer-player processes (spawn, kernels loaded); a
+        # new game goes to a process that serves no game yet, so one warm-up game per process of the lane
+        for w in range(max(1, workers)):
+            await replies(base, game, level, warmup, random.Random(seed - level - 1000 * w), players)
         lat = await replies(base, game, level, turns, random.Random(seed + level), players)
         spec = spec_for(game, level, players=players)
         budget = parse_spec(spec)[1].get("time")
@@ -107,7 +110,8 @@ def main(argv=None) -> None:
     else:
         with tempfile.TemporaryDirectory() as d, ServerProcess(f"sqlite:///{Path(d) / 'bench.sqlite3'}", ai_workers=args.ai_workers,
                                                                extra_args=BENCH_LIMITS) as srv:
-            rows = asyncio.run(run(srv.url, args.game, args.levels, args.turns, args.seed, args.warmup, args.players))
+            rows = asyncio.run(run(srv.url, args.game, args.levels, args.turns, args.seed, args.warmup, args.players,
+                                   args.ai_workers))
     for r in rows:
         print(f"{r['game']} ({r['players']} players) level {r['level']} ({r['spec']}, budget {r['budget_s']} s per decision): {r['turns']} turns, "
               f"reply p50 {r['p50_s']} s, p90 {r['p90_s']} s, max {r['max_s']} s")

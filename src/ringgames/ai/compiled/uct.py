@@ -15,7 +15,8 @@ visited are tried first, in that order, then UCT (``w/n + c·sqrt(ln N / n)``) p
 tree's ``nodes`` slots are used up it stops growing and later iterations evaluate the leaves they reach.
 
 Python keeps the root (:class:`CompiledMCTSAgent`): the tactics (a win within the turn, leaving out actions
-that hand the next player a win), the time, and the progress reports; the compiled function runs a given number
+that hand the next player a win), the time, a turn's later decisions played from the tree (a turn costs one budget:
+:meth:`CompiledMCTSAgent.choose`), and the progress reports; the compiled function runs a given number
 of iterations without the GIL and is called in chunks of about 10 ms until the budget is spent. Games without a
 compiled kernel here (Gygès) are searched by the Python tree.
 """
@@ -35,7 +36,7 @@ from ...jit import drop_stale_cache, njit
 from ...protocol import State
 from ..evaluation import get_evaluator
 from ..mcts import MCTSAgent
-from ..tactics import safe_actions
+from ..tactics import hands_win, safe_actions, winning_action
 from . import ops
 from . import rings as _rings
 from .ops import DRAW, ONGOING
@@ -48,6 +49,11 @@ __all__ = ["CompiledMCTSAgent", "Tree", "GAMES"]
 GAMES = frozenset(ops.GAMES)
 MAX_PATH = 2048  # the deepest the tree may grow (a longer path evaluates its leaf)
 MAX_LEGAL = 512
+#: The fewest visits a decision of the rest of a turn needs in the tree to be played from it without a search.
+PLAN_VISITS = 50
+#: A turn's later decisions that the tree did not settle are searched with what is left of the turn's budget, at
+#: least this share of it.
+TURN_FLOOR = 0.1
 # ctl entries: slots used, slots in all, visits that expand a node
 USED, CAP, EXPAND = 0, 1, 2
 NUM_CTL = 3
@@ -332,11 +338,71 @@ class CompiledMCTSAgent(MCTSAgent):
         self.eval_name = eval
         self.name = "uct"
         self.tree_used = 0
+        self._root: _View | None = None  # the last search's tree, until its plan is read
+        self._plan: dict[str, int] = {}  # position -> the rest of the turn the last search chose
+        self._turn: tuple[int, str, float] | None = None  # seat, position expected next, start: a turn in progress
+        self.planned = 0  # decisions played from a plan (no search)
+
+    def choose(self, state: State) -> int:
+        """The action to play. A turn costs one budget, not one per decision (a RINGS placement and its conversions,
+        a YINSH move with its row and ring): the decisions of the same seat that follow the first are played from
+        its tree where the search settled them (the most visited child, with at least :data:`PLAN_VISITS`
+        visits; not when a win within the turn is there or the action would hand the next player a win), else
+        searched with what is left of the turn's time (at least :data:`TURN_FLOOR` of it)."""
+        if state.game.name not in GAMES or not hasattr(state, "s") or state.is_terminal():
+            return super().choose(state)
+        me = state.current_player()
+        pos = state.position()
+        now = time.perf_counter()
+        cont = self._turn is not None and self._turn[0] == me and self._turn[1] == pos
+        start = self._turn[2] if cont and self._turn is not None else now
+        planned = self._plan.get(pos) if cont else None
+        action = None
+        if planned is not None and planned in state.legal_actions() and winning_action(state) in (None, planned) \
+                and not (self.safe and hands_win(state, me, planned)):
+            action = planned
+            self.planned += 1
+            self._visits = {planned: 1}
+        if action is None:
+            budget = self.time_limit
+            limit = None
+            if cont and budget is not None and not math.isinf(budget):
+                limit = max(budget * TURN_FLOOR, budget - (now - start))
+            action = int(self.analyse(state, limit)["action"])
+        after = state.clone()
+        after.apply_action(action)
+        same = not after.is_terminal() and after.current_player() == me
+        self._turn = (me, after.position(), start) if same else None
+        if not same:
+            self._plan = {}
+        return action
+
+    def _turn_plan(self, state: State, root: _View, action: int) -> dict[str, int]:
+        """The decisions of the seat to move that follow ``action`` in the tree (see :meth:`choose`), by position."""
+        plan: dict[str, int] = {}
+        me = state.current_player()
+        w = state.clone()
+        w.apply_action(action)
+        node = root.children.get(action)
+        while node is not None and not w.is_terminal() and w.current_player() == me:
+            kids = node.children
+            if not kids:
+                break
+            a, best = max(kids.items(), key=lambda kv: kv[1].n)
+            if best.n < PLAN_VISITS:
+                break
+            plan[w.position()] = a
+            w.apply_action(a)
+            node = best
+        return plan
 
     def analyse(self, state: State, time_limit: float | None = None, iterations: float | None = None, *,
                 stop: threading.Event | None = None, on_info: Callable[[dict], None] | None = None) -> dict:
+        self._root = None
         res = super().analyse(state, time_limit, iterations, stop=stop, on_info=on_info)
         res["nodes"] = self.tree_used
+        root, self._root = self._root, None  # the tree is freed with the root
+        self._plan = self._turn_plan(state, root, int(res["action"])) if root is not None else {}
         return res
 
     def search(self, state: State, iterations: float | None = None, time_limit: float | None = None, *,
@@ -384,4 +450,5 @@ class CompiledMCTSAgent(MCTSAgent):
         self.reused = 0
         self.root = None  # no tree reuse between decisions
         self._allowed = allowed
+        self._root = root
         return root
