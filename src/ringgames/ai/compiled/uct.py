@@ -434,7 +434,8 @@ class CompiledMCTSAgent(MCTSAgent):
             if todo <= 0:
                 break
             now = time.perf_counter()
-            if (deadline is not None and now >= deadline) or (stop is not None and stop.is_set()):
+            # the first chunk runs whatever the clock says (a search that was late to start still searches)
+            if (done and deadline is not None and now >= deadline) or (stop is not None and stop.is_set()):
                 break
             done += tree.run(todo, self.c)
             dt = time.perf_counter() - now
