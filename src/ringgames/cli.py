@@ -784,10 +784,13 @@ def engine(game_name, variant, players, level, seed):
 @click.option("--computer-queue", is_flag=True, default=False,
               help="With --redis: computer moves are jobs in that Redis, run by `ringgames worker --redis URL` processes "
                    "(on this machine or others) instead of this server's own processes.")
+@click.option("--ai-prestart/--no-ai-prestart", default=True, show_default=True,
+              help="Start the processes for quick computer moves (levels 1-3) with the server, so that a game's first "
+                   "computer reply does not wait about a second for one to start.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Server processes on this port (more than 1 needs --db postgresql+psycopg://... and --redis).")
 def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https, allowed_origins, limit_options,
-          forwarded_allow_ips, ai_deep_workers, redis_url, computer_queue, workers):
+          forwarded_allow_ips, ai_deep_workers, redis_url, computer_queue, ai_prestart, workers):
     """Run the play site (lobby, games, archive, JSON API at /docs). Needs the ``server`` extra."""
     _require_server("serve")
     import uvicorn
@@ -824,7 +827,8 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
         sys.exit(1)
     click.echo(f"ringgames is at http://{host}:{port}/  (API docs: http://{host}:{port}/docs)")
     options = dict(ai_workers=ai_workers, ai_delay=ai_delay, allowed_origins=list(allowed_origins), behind_https=behind_https,
-                   deep_workers=ai_deep_workers, redis_url=redis_url, computer_queue=computer_queue)
+                   deep_workers=ai_deep_workers, redis_url=redis_url, computer_queue=computer_queue,
+                   prestart_computers=ai_prestart and not computer_queue)
     if workers > 1:  # the workers build the app themselves (server.app.app_from_env), from these settings
         import json
         import os

@@ -122,5 +122,20 @@ def game_state(page):
     return page.evaluate("S")
 
 
+#: how long a player's own move may take to come back from the server (the suite shares 2 cores with the browser)
+PLY_TIMEOUT_MS = 30000
+
+
 def wait_ply(page, ply):
-    page.wait_for_function(f"() => S && S.ply > {ply}")
+    """Wait until the page's game is past ``ply``; on a timeout, say what the page shows (its state, its error line,
+    its WebSocket) so that a failure on CI can be told from a slow machine."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(f"() => S && S.ply > {ply}", timeout=PLY_TIMEOUT_MS)
+    except PlaywrightTimeout:
+        seen = page.evaluate("""() => ({ply: S && S.ply, to_move: S && S.to_move, status: S && S.status,
+            error: document.getElementById("err") && document.getElementById("err").textContent,
+            socket: typeof ws === "undefined" || !ws ? null : ws.readyState,
+            last: S && S.moves.slice(-4).map(m => m.text)})""")
+        raise AssertionError(f"the game stayed at ply {ply} for {PLY_TIMEOUT_MS // 1000} s; the page: {seen}") from None

@@ -206,6 +206,8 @@ def test_a_seek_is_pushed_to_another_lobby_and_its_owner_is_sent_to_the_game(ser
     shown = time.perf_counter() - t0
     print(f"a seek posted in one browser shown in another's lobby after {shown * 1000:.0f} ms")
     assert shown < 2.5
+    opened: list[str] = []  # the acceptor's page loads of the game: its accept's answer and the lobby's "accepted" both
+    ben.on("request", lambda r: opened.append(r.url) if r.is_navigation_request() and "/game/" in r.url else None)
     accept.click()
     ben.wait_for_url("**/game/*")
     t0 = time.perf_counter()
@@ -213,6 +215,8 @@ def test_a_seek_is_pushed_to_another_lobby_and_its_owner_is_sent_to_the_game(ser
     print(f"the owner's lobby opened the game {(time.perf_counter() - t0) * 1000:.0f} ms after the acceptor's")
     assert ann.url.split("/game/")[1] == ben.url.split("/game/")[1]
     assert not polls, polls
+    ben.wait_for_function("() => typeof S !== 'undefined' && S && S.game")
+    assert opened == [ben.url], opened  # one navigation (a second one aborted the first: net::ERR_ABORTED)
 
 
 #: a stand-in for the browser's notifications (headless Chromium shows none) and a page that can be "hidden"

@@ -256,3 +256,65 @@ def test_deep_lane_processes_leave_a_core_to_the_server():
     assert computer.deep_workers(8, cores=4) == 3
     assert computer.deep_workers(4, cores=8) == 2  # half the quick lane's
     assert computer.deep_workers(1, cores=1) == 1  # at least one
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (ended, not yet reaped) counts as gone
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_prestart_starts_the_quick_processes_before_any_job():
+    """``ringgames serve`` prestarts the quick lane: its processes are up (started and compiled) before the first
+    decision, which then runs in one of them; the deep and bot lanes still start with their first jobs."""
+    s = _opening()
+
+    async def scenario():
+        comp = Computers(quick=2, deep=1, prestart=True)
+        try:
+            await comp.start()
+            started = comp.pids("quick")
+            pids = await asyncio.wait_for(asyncio.gather(*comp.prestarted), 60)  # each ran in its own process
+            deep_before = comp.pids("deep")
+            a = await comp.choose("g", s.current_player(), "level:1", s.serialize(), "quick")
+            return started, sorted(pids), comp.pids("quick"), deep_before, a, comp.stats()
+        finally:
+            await comp.close()
+
+    started, pids, after, deep_before, a, stats = run(scenario())
+    assert len(started) == 2 and sorted(started) == pids
+    assert sorted(after) == pids  # the first decision ran in a prestarted process: no new one
+    assert deep_before == []
+    assert a in s.legal_actions()
+    assert stats["quick"]["done"] == 1  # the warm-up jobs are not decisions
+
+
+def test_closing_while_the_prestarted_processes_warm_up_leaves_none_behind():
+    async def scenario():
+        comp = Computers(quick=2, prestart=True)
+        await comp.start()
+        pids = comp.pids("quick")
+        await comp.close()
+        return pids
+
+    pids = run(scenario())
+    assert len(pids) == 2
+    assert not any(_alive(p) for p in pids)
+
+
+def test_without_prestart_no_process_starts_before_a_job():
+    async def scenario():
+        comp = Computers(quick=2)
+        try:
+            await comp.start()
+            return comp.pids("quick"), comp.prestarted
+        finally:
+            await comp.close()
+
+    assert run(scenario()) == ([], [])

@@ -58,6 +58,29 @@ def test_no_computer_player_outlives_the_server(tmp_path, sig):
             os.kill(p, signal.SIGKILL)
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_serve_starts_the_quick_computer_players_with_the_server(tmp_path):
+    """``ringgames serve`` (``--ai-prestart``, the default) starts the quick lane's processes before any game, so a
+    first level-1 reply does not wait for one to spawn and compile; SIGTERM ends them like any other."""
+    srv = ServerProcess(f"sqlite:///{tmp_path / 's.sqlite3'}", ai_delay=0, ai_workers=2, log=tmp_path / "server.log").start()
+    pid = srv.proc.pid
+    try:
+        def workers():
+            return [p for p in group_processes(pid) if p[1] == pid and "spawn_main" in p[2]]
+
+        wait_for(lambda: len(workers()) == 2, timeout=60)  # no game was created: these are the prestarted ones
+        os.kill(pid, signal.SIGTERM)
+        srv.proc.wait(20)
+        deadline = time.time() + 8
+        while time.time() < deadline and group_processes(pid):
+            time.sleep(0.1)
+        assert group_processes(pid) == [], group_processes(pid)
+    finally:
+        srv.kill()
+        for p, *_ in group_processes(pid):
+            os.kill(p, signal.SIGKILL)
+
+
 # -- SIGTERM of one of several processes under a stream of moves (issue 33) ------------------------------------------
 
 #: games played in the SIGTERM test: over WebSockets and over HTTP, all of their players on the process that is stopped

@@ -102,14 +102,16 @@ def app_from_env() -> FastAPI:
 
 def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allowed_origins: Iterable[str] = (),
                behind_https: bool = False, limits: _limits.Limits | None = None, password_hasher=None,
-               deep_workers: int | None = None, redis_url: str | None = None, computer_queue: bool = False) -> FastAPI:
+               deep_workers: int | None = None, redis_url: str | None = None, computer_queue: bool = False,
+               prestart_computers: bool = False) -> FastAPI:
     """The site. ``allowed_origins``: other origins whose pages may use the API and WebSockets (the site's own
     host always may); ``behind_https``: served over HTTPS by a proxy, so the seat and session cookies are ``Secure``;
     ``limits``: request sizes, uploads, rates (``server/limits.py``; defaults when None); ``password_hasher``: an
     ``argon2.PasswordHasher`` (default: argon2-cffi's, RFC 9106's profile; tests pass a cheap one); ``deep_workers``:
     the computer players' processes for levels 4–5 (``server/computer.py``); ``redis_url``: one of several server
     processes on the same database, their changes fanned out through Redis (``docs/deploy.md``); ``computer_queue``:
-    computer moves are jobs in that Redis, run by ``ringgames worker`` processes (``server/jobs.py``)."""
+    computer moves are jobs in that Redis, run by ``ringgames worker`` processes (``server/jobs.py``);
+    ``prestart_computers``: the computer players' quick processes start with the site, not with their first moves."""
     settings = limits or _limits.Limits()
     hub = Hub(db_url, ai_workers=ai_workers, ai_delay=ai_delay, room_idle_seconds=settings.room_idle_seconds,
               max_rooms=settings.max_rooms, computer_games_per_client=settings.computer_games_per_client,
@@ -117,7 +119,8 @@ def create_app(db_url: str, *, ai_workers: int = 2, ai_delay: float = 0.3, allow
               clock_heartbeat=settings.clock_heartbeat_seconds, abort_seconds=settings.abort_first_move_seconds,
               claim_seconds=settings.claim_after_seconds, disconnect_claim_seconds=settings.disconnect_claim_seconds,
               presence_heartbeat=settings.presence_heartbeat_seconds, computer_max_seconds=settings.computer_game_max_seconds, password_hasher=password_hasher,
-              deep_workers=deep_workers, redis_url=redis_url, computer_queue=computer_queue)
+              deep_workers=deep_workers, redis_url=redis_url, computer_queue=computer_queue,
+              prestart_computers=prestart_computers)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

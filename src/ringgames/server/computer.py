@@ -179,6 +179,16 @@ def think(game_id: str, seat: int, spec: str, serialized: str) -> tuple[int, boo
     return int(action), reused
 
 
+def ready() -> int:
+    """A job that does nothing (the process's pid): run first, it starts a lane's process (and its warm-up)."""
+    return os.getpid()
+
+
+def _ignore_result(fut: asyncio.Future) -> None:
+    if not fut.cancelled():
+        fut.exception()  # retrieved: a process ended by close() before its warm-up is not an error to log
+
+
 def forget(game_id: str) -> None:
     """Drop this process's search states of ``game_id`` (the game ended)."""
     for k in [k for k in _SEATS if k[0] == game_id]:
@@ -311,7 +321,12 @@ class Computers:
     queue: :class:`ringgames.server.jobs.RedisComputers`)."""
 
     def __init__(self, quick: int = 2, deep: int = 1, bot: int = 1, *, retries: int = 1,
-                 run: Callable[..., tuple[int, bool]] = think):
+                 run: Callable[..., tuple[int, bool]] = think, prestart: bool = False):
+        #: start the quick lane's processes with :meth:`start` (else each starts with its first job, and that job
+        #: waits about a second for the process to spawn and compile)
+        self.prestart = prestart
+        #: the prestarted processes' first jobs (done once each process has started and compiled)
+        self.prestarted: list[asyncio.Future] = []
         self.lanes = {"quick": Lane("quick", quick), "deep": Lane("deep", deep, DEEP_NICE, idle=True),
                       "bot": Lane("bot", bot, BOT_NICE, idle=True)}
         self.retries = retries
@@ -321,7 +336,16 @@ class Computers:
         self._tasks: set[asyncio.Task] = set()
 
     async def start(self) -> None:
-        """Nothing to connect to: the lanes' processes start with their first jobs."""
+        """Nothing to connect to. With ``prestart`` the quick lane's processes are started now (in the background: the
+        server does not wait for them), so that the first quick decision of a game does not wait for a process to
+        spawn and compile; the deep and bot lanes' processes start with their first jobs."""
+        if not self.prestart:
+            return
+        loop = asyncio.get_running_loop()
+        for slot in self.lanes["quick"].slots:
+            fut = loop.run_in_executor(slot.executor(), ready)
+            fut.add_done_callback(_ignore_result)
+            self.prestarted.append(fut)
 
     async def choose(self, game_id: str, seat: int, spec: str, serialized: str, lane: str) -> int:
         if self._closed:

@@ -219,7 +219,8 @@ class Hub:
                  claim_seconds: float = clk.CLAIM_SECONDS, disconnect_claim_seconds: float = clk.DISCONNECT_CLAIM_SECONDS,
                  presence_heartbeat: float = clk.PRESENCE_HEARTBEAT_SECONDS,
                  computer_max_seconds: float = clk.COMPUTER_MAX_SECONDS, password_hasher=None,
-                 deep_workers: int | None = None, redis_url: str | None = None, computer_queue: bool = False):
+                 deep_workers: int | None = None, redis_url: str | None = None, computer_queue: bool = False,
+                 prestart_computers: bool = False):
         """``run_computers``: play the computer seats (``ringgames serve``); off for tools that share the
         database with a server (``ringgames import``). Rooms idle for ``room_idle_seconds`` (nobody
         watching, nothing running) are dropped from memory, and at most ``max_rooms`` are kept; the
@@ -228,7 +229,9 @@ class Hub:
         ``clock_heartbeat`` seconds (see ``docs/time-controls.md``); off for tools such as ``ringgames import``.
         Computer moves (``server/computer.py``): ``ai_workers`` processes for quick decisions, ``deep_workers``
         (default half of them, at least one, fewer than the cores) for levels 4–5, one for computer-only games; with ``computer_queue``
-        they are jobs in the Redis at ``redis_url`` instead, run by ``ringgames worker`` processes (``server/jobs.py``).
+        they are jobs in the Redis at ``redis_url`` instead, run by ``ringgames worker`` processes (``server/jobs.py``);
+        ``prestart_computers``: the quick decisions' processes start with the server (``ringgames serve``), not with
+        their first jobs (which then wait about a second for a process to spawn and compile).
         ``redis_url``: several server processes share the database; every change is published to the others
         through Redis (``fanout.py``, ``docs/deploy.md``); None: this process is the only one."""
         self.db_url = db_url
@@ -262,7 +265,8 @@ class Hub:
         if computer_queue and not redis_url:
             raise ValueError("computer_queue needs redis_url: the queue lives in Redis")
         self.computer_queue = computer_queue
-        self.computers: ComputerPlayers = Computers(quick=ai_workers, deep=deep_workers or default_deep(ai_workers), bot=1)
+        self.computers: ComputerPlayers = Computers(quick=ai_workers, deep=deep_workers or default_deep(ai_workers), bot=1,
+                                                    prestart=prestart_computers)
         self._stopping = False
         self.ai_delay = ai_delay
         self.warmup_seconds: dict[str, float] = {}  # per game, measured by start()
@@ -385,7 +389,7 @@ class Hub:
             from .jobs import RedisComputers
 
             self.computers = RedisComputers(self.redis_url)
-            await self.computers.start()
+        await self.computers.start()
         # rated games that ended while a server stopped before their ratings were written
         for gid in await asyncio.to_thread(self._unrated_ids):
             await self._rate(await self.room(gid))

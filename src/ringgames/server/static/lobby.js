@@ -56,15 +56,21 @@ async function postSeek(quick) {
       body.rating_min = Math.max(0, r - 300); body.rating_max = r + 300;
     }
     const res = await api("/api/seeks", {method: "POST", json: body});
-    if (res.game_id) { location.href = `/game/${res.game_id}`; return; }
+    if (res.game_id) { openGame(res.game_id); return; }
     mySeeks.add(res.seek.id); $("my-seek").hidden = false; if (!lobbyOpen()) pollSeeks();
   } catch (e) { $("seek-err").textContent = errorText(e); }
+}
+let opening = null;  // the game this page is on its way to (the accept's answer and the lobby's "accepted" both say it)
+function openGame(id) {  // one navigation: a second one to the same game would abort the first
+  if (opening === id) return;
+  opening = id;
+  location.href = `/game/${id}`;
 }
 async function acceptSeek(id) {
   $("seek-err").textContent = "";
   try {
     const res = await api(`/api/seeks/${id}/accept`, {method: "POST"});
-    if (res.game_id) location.href = `/game/${res.game_id}`; else if (!lobbyOpen()) pollSeeks();
+    if (res.game_id) openGame(res.game_id); else if (!lobbyOpen()) pollSeeks();
   } catch (e) { $("seek-err").textContent = errorText(e); if (!lobbyOpen()) pollSeeks(); }
 }
 async function withdrawSeek(id) {
@@ -76,7 +82,7 @@ async function showSeeks(list) {
   for (const id of [...mySeeks]) {  // one of mine left the list: has its game started? (else it was withdrawn or expired)
     if (open.has(id)) continue;
     const s = await api(`/api/seeks/${id}`).catch(() => null);
-    if (s && s.game_id) { location.href = `/game/${s.game_id}`; return; }
+    if (s && s.game_id) { openGame(s.game_id); return; }
     mySeeks.delete(id);
   }
   for (const s of list) if (ME && s.owner === ME) mySeeks.add(s.id);  // also those posted before a reload
@@ -116,7 +122,7 @@ function lobbySocket() {
   lobbyWs.onmessage = (ev) => {
     const m = JSON.parse(ev.data);
     if (m.type === "seeks") { window.lobbyMessages += 1; showSeeks(m.seeks); }
-    else if (m.type === "accepted") location.href = `/game/${m.game_id}`;  // a seek of mine (or one I joined) started
+    else if (m.type === "accepted") openGame(m.game_id);  // a seek of mine (or one I joined) started
   };
   lobbyWs.onclose = () => {
     pollWhileClosed();
@@ -176,7 +182,7 @@ function setupCard(card) {
   board.draw(card.dataset.position, [], false, null);
   for (const b of card.querySelectorAll(".level-btn")) b.onclick = async () => {
     const res = await quickGame(card, {kind: "computer", level: +b.dataset.level});
-    if (res) location.href = `/game/${res.id}`;
+    if (res) openGame(res.id);
   };
   const box = card.querySelector(".invite-box"), link = card.querySelector(".invite-link");
   card.querySelector(".friend-btn").onclick = async () => {
@@ -247,6 +253,6 @@ $("newgame").onsubmit = async (ev) => {
   try {
     const res = await api("/api/games", {method: "POST", json: body});
     sessionStorage.setItem(`invites-${res.id}`, JSON.stringify(res.invites || {}));
-    location.href = `/game/${res.id}`;
+    openGame(res.id);
   } catch (e) { $("err").textContent = errorText(e); }
 };
