@@ -960,32 +960,55 @@ def import_(files, db_url):
 
 
 @main.command()
-@click.argument("game", type=click.Choice(["yinsh"]))
+@click.argument("game", type=click.Choice(["yinsh", "rings"]))
 @click.option("--games", "games_dir", type=click.Path(file_okay=False, exists=True), multiple=True,
               help="Folder of game records (*.sgf, *.rgn; repeatable; default: the 878 boardspace games next to "
                    "the checkout).")
 @click.option("--limit", type=click.IntRange(1), default=None, help="Read at most this many record files per folder.")
-@click.option("--selfplay", type=click.IntRange(0, 10_000), default=0, show_default=True,
-              help="Add this many self-play games of alphabeta:depth=2 (seeded).")
+@click.option("--selfplay", type=click.IntRange(0, 10_000), default=None,
+              help="YINSH: add this many self-play games of alphabeta:depth=2 (default 0); RINGS: fit on this many "
+                   "self-play games of the compiled MCTS (default 300). Seeded.")
+@click.option("--players", type=click.IntRange(3, 6), default=4, show_default=True, help="RINGS: players of the self-play games.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="RINGS: processes playing the self-play games.")
+@click.option("--spec", default=None, help="RINGS: the self-play agent (default uct:iterations=1000,c=0.2).")
 @click.option("--skip", type=click.IntRange(0, 200), default=0, show_default=True,
-              help="Turns after the ring placement left out of each game.")
+              help="YINSH: turns after the ring placement left out of each game; RINGS: decisions left out.")
 @click.option("--l2", type=click.FloatRange(0), default=1.0, show_default=True,
               help="Pull of each weight towards today's (per standardised feature).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the self-play games.")
 @click.option("--fix", multiple=True, help="A feature that keeps today's weight (repeatable), e.g. --fix three.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
-              help="Write the weights here (default: print them only; the package's file is "
-                   "src/ringgames/ai/evaluation/yinsh_weights.json).")
-def tune(game, games_dir, limit, selfplay, skip, l2, seed, fix, out):
+              help="Write the weights here (default: print them only; the package's files are "
+                   "src/ringgames/ai/evaluation/yinsh_weights.json and rings_weights.json).")
+def tune(game, games_dir, limit, selfplay, players, jobs, spec, skip, l2, seed, fix, out):
     """Fit GAME's evaluation weights on game outcomes (logistic "Texel" tuning, docs/ai.md).
 
+    YINSH: on real games (and self-play); RINGS: on self-play games with 3-6 players (a softmax over the seats).
     Prints the cross-validated log-loss and accuracy of today's weights and of the tuned ones.
     """
+    echo = lambda m: click.echo(m, err=True)  # noqa: E731
+    if game == "rings":
+        from .ai import tuning_rings as tuning_mod
+
+        if games_dir or limit or fix:
+            raise click.UsageError("RINGS is tuned on self-play games only: --games, --limit and --fix are for YINSH")
+        try:
+            data = tuning_mod.tune(games=300 if selfplay is None else selfplay, players=players, seed=seed, skip=skip,
+                                   l2=l2, jobs=jobs, echo=echo, spec=spec or tuning_mod.SELFPLAY_SPEC)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)[:300]) from None
+        click.echo(tuning_mod.describe(data))
+        if out:
+            tuning_mod.write(data, out)
+            click.echo(f"-> {out}")
+        return
+    if spec:
+        raise click.UsageError("--spec is for RINGS (YINSH's self-play agent is alphabeta:depth=2)")
     from .ai import tuning
 
     try:
-        data = tuning.tune(list(games_dir) or tuning.DEFAULT_GAMES, limit=limit, selfplay=selfplay, skip=skip, l2=l2,
-                           seed=seed, echo=lambda m: click.echo(m, err=True), fix=fix)
+        data = tuning.tune(list(games_dir) or tuning.DEFAULT_GAMES, limit=limit, selfplay=selfplay or 0, skip=skip, l2=l2,
+                           seed=seed, echo=echo, fix=fix)
     except (FileNotFoundError, ValueError) as exc:
         raise click.ClickException(str(exc)[:300]) from None
     click.echo(tuning.describe(data))

@@ -197,7 +197,10 @@ def test_level_with_the_tuned_evaluation():
     assert make_agent("baseline:5").agent_for("yinsh").eval_name == ""
     # level 5 keeps the hand-set weights: the tuned ones lost the SPRT (docs/ai.md)
     assert LEVELS["yinsh"][5] == "search:time=5" and BASELINES["yinsh"][5] == "alphabeta:time=5"
-    with pytest.raises(ValueError, match="alpha-beta levels"):
+    with pytest.raises(ValueError, match="searching levels"):
         LevelAgent(2, eval="tuned").agent_for("yinsh")
+    # the compiled-MCTS levels of RINGS with 4-6 players take it too (RINGS's weights fitted on self-play)
+    uct = LevelAgent(5, eval="tuned", scale=0.01).agent_for("rings", 4)
+    assert uct.eval_name == "tuned" and uct.c == 0.2
     with pytest.raises(ValueError, match="name of an evaluation"):
         make_agent("level:5,eval=1")

@@ -10,7 +10,7 @@ Level  Meaning
 5      search, about 5 s per decision (the strongest we have; Gygès: at least depth 3, RINGS: depth 2)
 =====  ==========================================================================
 
-``level:N,eval=NAME`` searches with one of the game's other evaluations (an alpha-beta level only: YINSH
+``level:N,eval=NAME`` searches with one of the game's other evaluations (a searching level: alpha-beta or the compiled MCTS; YINSH
 ``level:5,eval=tuned``, the weights fitted on real games, ``docs/ai.md``).
 
 ``level:N,threads=K`` (1 to :data:`MAX_LEVEL_THREADS`, the machine's cores and at least 2) hands ``threads=K`` to
@@ -206,8 +206,9 @@ class LevelAgent:
         if key not in self._agents:
             spec = spec_for(game_name, self.level, self.scale, players, baseline=self.baseline)
             if self.eval:
-                if parse_spec(spec)[0] not in ("alphabeta", "search"):
-                    raise ValueError(f"eval= applies to the alpha-beta levels; level {self.level} of {game_name} is {spec}")
+                if parse_spec(spec)[0] not in ("alphabeta", "search", "uct"):
+                    raise ValueError(f"eval= applies to the searching levels (alpha-beta, compiled MCTS); level "
+                                     f"{self.level} of {game_name} is {spec}")
                 spec += f",eval={self.eval}"
             if self.threads > 1 and parse_spec(spec)[0] == "search":  # greedy, MCTS: one thread (module docs)
                 spec += f",threads={self.threads}"

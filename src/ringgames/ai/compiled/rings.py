@@ -89,10 +89,15 @@ def evaluate_paranoid(s, root, wts, wtab):
 
 
 def weights_for(eval_name: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(weights, table)`` of the RINGS evaluation (only today's: ``""``); the table is room for the seats' values."""
+    """``(weights, table)`` of the RINGS evaluation ``eval_name`` (``""``/``hand``: today's; ``tuned``: the fitted
+    weights of ``rings_weights.json``); the table is room for the seats' values."""
     from ..evaluation import rings as ev
 
-    if eval_name not in ("", "hand", "default"):
-        raise ValueError(f"unknown RINGS evaluation {eval_name!r}; known: hand")
-    wts = np.array([ev._MAJORITY, ev._RING, ev._LEAD, 3.0], dtype=np.float64)
+    if eval_name in ("", "hand", "default"):
+        w = ev.HAND_WEIGHTS
+    elif eval_name == "tuned":
+        w = ev.load_weights()["weights"]
+    else:
+        raise ValueError(f"unknown RINGS evaluation {eval_name!r}; known: hand, tuned")
+    wts = np.array([w["majority"], w["ring"], w["lead"], w["lead_cap"]], dtype=np.float64)
     return wts, np.zeros((1, K.S), dtype=np.float64)

@@ -15,6 +15,10 @@ Uses the state's public helpers (``majority``, ``ring_owner``, ``influence``,
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
 from ...games.rings.board import NUM_CIRCLES
 
 SCALE = 400.0
@@ -22,6 +26,14 @@ SCALE = 400.0
 _MAJORITY = 100.0
 _RING = 25.0
 _LEAD = 12.0
+
+#: The evaluation's features per seat (:func:`seat_features`) and today's hand-set weights (points; ``lead_cap``
+#: is the most influence points of a lead that count).
+FEATURES = ("majority", "ring", "lead")
+HAND_WEIGHTS = {"majority": _MAJORITY, "ring": _RING, "lead": _LEAD, "lead_cap": 3.0}
+#: Weights fitted on self-play games with four players (``ringgames tune rings``): evaluation ``tuned``.
+WEIGHTS_FILE = Path(__file__).with_name("rings_weights.json")
+_variants: dict[str, tuple[Callable[[object], list[float]], float]] = {}
 
 
 def evaluate(state) -> list[float]:
@@ -53,6 +65,73 @@ def evaluate(state) -> list[float]:
         return [d, 0.0 - d]
     mean = sum(vals) / n
     return [v - mean for v in vals]
+
+
+def seat_features(state, cap: int = 3) -> list[tuple[int, int, int]]:
+    """Per seat: (circles it holds the majority of, rings it owns, its influence leads over the next best seat on
+    the circles nobody holds, each capped at ``cap``): :func:`evaluate` is their weighted sum.
+
+    >>> from ringgames import load_game
+    >>> seat_features(load_game("rings", None, 4).new_initial_state())
+    [(0, 0, 0), (0, 0, 0), (0, 0, 0), (0, 0, 0)]
+    """
+    n = state.num_players
+    out = [[0, 0, 0] for _ in range(n)]
+    for c in range(NUM_CIRCLES):
+        m = state.majority(c)
+        if m >= 0:
+            out[m][0] += 1
+        r = state.ring_owner(c)
+        if 0 <= r < n:
+            out[r][1] += 1
+        if m < 0:
+            best = second = 0
+            who = -1
+            for p in range(n):
+                x = state.influence(p, c)
+                if x > best:
+                    best, second, who = x, best, p
+                elif x > second:
+                    second = x
+            if who >= 0 and best > second:
+                out[who][2] += min(cap, best - second)
+    return [(a, b, c) for a, b, c in out]
+
+
+def make_evaluate(weights: Mapping[str, float]) -> Callable[[object], list[float]]:
+    """:func:`evaluate` with other weights (``majority``, ``ring``, ``lead``, ``lead_cap``)."""
+    missing = [k for k in HAND_WEIGHTS if k not in weights]
+    if missing:
+        raise ValueError(f"weights without {', '.join(missing)}")
+    wm, wr, wl, cap = (float(weights[k]) for k in ("majority", "ring", "lead", "lead_cap"))
+
+    def evaluate_with(state) -> list[float]:
+        vals = [wm * a + wr * b + wl * c for a, b, c in seat_features(state, int(cap))]
+        n = len(vals)
+        if n == 2:
+            d = (vals[0] - vals[1]) / 2.0
+            return [d, 0.0 - d]
+        mean = sum(vals) / n
+        return [v - mean for v in vals]
+
+    return evaluate_with
+
+
+def load_weights(path: str | Path = WEIGHTS_FILE) -> dict:
+    """The weight file's content (``weights``, ``scale``, ``fit``)."""
+    return json.loads(Path(path).read_text())
+
+
+def evaluator(name: str) -> tuple[Callable[[object], list[float]], float]:
+    """``(evaluate, scale)`` of a named evaluation: ``hand`` (today's) or ``tuned`` (``rings_weights.json``)."""
+    if name in ("", "hand", "default"):
+        return evaluate, SCALE
+    if name != "tuned":
+        raise ValueError(f"unknown RINGS evaluation {name!r}; known: hand, tuned")
+    if name not in _variants:
+        data = load_weights()
+        _variants[name] = (make_evaluate(data["weights"]), float(data.get("scale", SCALE)))
+    return _variants[name]
 
 
 def may_win_within_turn(state) -> bool:
