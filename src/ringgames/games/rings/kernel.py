@@ -300,21 +300,27 @@ def apply_action(s, action):
         end_turn(s)
         return
     else:
-        c = action - CONVERT0
-        n = s[NPLAYERS]
-        # flip the unsafe stones of the other seats (a flip changes no other point's
-        # owner or safety, so one pass decides and flips), then form the new rings
-        for i in range(6):
-            pt = CP[c, i]
-            o = s[OWNER + pt]
-            if o != p and 0 <= o < n and s[SAFE + pt] == 0:
-                set_owner(s, pt, p)
-        for i in range(6):
-            pt = CP[c, i]
-            if s[OWNER + pt] == p:
-                new_rings_at(s, pt, p)
+        convert(s, action - CONVERT0, p)
     if s[CONV_COUNT + p] == 0:
         end_turn(s)
+
+
+@njit
+def convert(s, c, p):
+    """Seat p converts circle c (assumed convertible by p): the other seats' unsafe stones on it become p's, then
+    p's new rings form. The turn's phase and mover are left alone (:func:`apply_action` plays a conversion with it)."""
+    n = s[NPLAYERS]
+    # flip the unsafe stones of the other seats (a flip changes no other point's
+    # owner or safety, so one pass decides and flips), then form the new rings
+    for i in range(6):
+        pt = CP[c, i]
+        o = s[OWNER + pt]
+        if o != p and 0 <= o < n and s[SAFE + pt] == 0:
+            set_owner(s, pt, p)
+    for i in range(6):
+        pt = CP[c, i]
+        if s[OWNER + pt] == p:
+            new_rings_at(s, pt, p)
 
 
 @njit
