@@ -10,6 +10,7 @@ from ringgames.ai.agents import make_agent
 from ringgames.ai.compiled import ops, uct
 from ringgames.ai.compiled.uct import CompiledMCTSAgent
 from ringgames.ai.evaluation import get_evaluator, reward
+from ringgames.games.rings import kernel as RK
 
 
 def _positions(game, players, count, seed, every=4):
@@ -61,8 +62,18 @@ def test_the_leaf_rewards_are_the_python_agent_s(game, players):
     assert len({round(x, 6) for s in positions[:50] for x in _compiled_rewards(tree, s)[1]}) > 10  # not constant
 
 
-def _check_node(t, i, state, evaluated, expand):
-    """The counts of node ``i`` (whose position is ``state``) and its subtree add up; returns the subtree's size."""
+def _convert_all(state):
+    """``convert=all`` played through the protocol: every conversion the seat to move has, until none is left."""
+    while not state.is_terminal():
+        conv = [a for a in state.legal_actions() if RK.CONVERT0 <= a < RK.END]
+        if not conv:
+            break
+        state.apply_action(conv[0])
+
+
+def _check_node(t, i, state, evaluated, expand, convert=False):
+    """The counts of node ``i`` (whose position is ``state``) and its subtree add up; returns the subtree's size.
+    ``convert``: the tree played a seat's conversions all at once after each of its actions (``convert=all``)."""
     kids = []
     c = int(t.child[i])
     while c >= 0:
@@ -89,7 +100,11 @@ def _check_node(t, i, state, evaluated, expand):
     for c in kids:
         child = state.clone()
         child.apply_action(int(t.act[c]))
-        size += _check_node(t, c, child, True, expand)
+        if convert:
+            _convert_all(child)
+            # below the root every node is a placement or a pass: no conversion or end is a decision there
+            assert child.is_terminal() or child.legal_actions()[-1] == RK.PASS
+        size += _check_node(t, c, child, True, expand, convert)
     return size
 
 
@@ -182,7 +197,9 @@ def test_the_search_beats_random_play_at_rings_with_four_players():
 
 
 @pytest.mark.parametrize("spec,msg", [("uct:nodes=5", "nodes"), ("uct:expand=0", "expand"),
-                                      ("uct:nodes=99999999999", "at most"), ("uct:eval=3", "eval")])
+                                      ("uct:nodes=99999999999", "at most"), ("uct:eval=3", "eval"),
+                                      ("uct:convert=some", "convert must be one of all, search"),
+                                      ("uct:quiesce=2", "quiesce must be 0 or 1")])
 def test_bad_options_are_refused(spec, msg):
     with pytest.raises(ValueError, match=msg):
         make_agent(spec)
@@ -262,3 +279,122 @@ def test_a_turn_s_later_decisions_get_what_is_left_of_its_time(monkeypatch):
     monkeypatch.setattr(agent, "analyse", lambda st, limit=None: seen.append(limit) or real(st, limit))
     agent.choose(after)
     assert seen == [pytest.approx(0.2 * uct.TURN_FLOOR)]  # the placement's search took the whole 0.2 s
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_with_convert_all_the_tree_s_nodes_are_placements_and_its_counts_add_up(players):
+    def conversions(tree):
+        return sum(1 for a in tree.act[1:tree.used].tolist() if RK.CONVERT0 <= a <= RK.END)
+
+    # a middle-game placement of searched play where the plain tree has many conversion nodes
+    s = load_game("rings", players=players).new_initial_state()
+    agents = [make_agent(f"uct:iterations=200,c=0.2,seed={p}") for p in range(players)]
+    while True:
+        assert not s.is_terminal(), "no position with conversions in the tree"
+        if len(s.history) >= 40 * players and s.legal_actions()[-1] == RK.PASS:
+            plain = CompiledMCTSAgent(iterations=3000, seed=5, safe=0, c=0.2).search(s.clone()).tree
+            if conversions(plain) >= 50:
+                break
+        s.apply_action(agents[s.current_player()].choose(s))
+    agent = CompiledMCTSAgent(iterations=3000, seed=5, safe=0, c=0.2, convert="all")
+    t = agent.search(s.clone()).tree
+    assert _check_node(t, 0, s, False, 2, convert=True) == t.used
+    assert conversions(t) == 0
+
+
+def test_convert_all_is_every_conversion_in_any_order():
+    rng = random.Random(7)
+    seen = 0
+    for s in _positions("rings", 4, 600, seed=17, every=1):
+        conv = [a for a in s.legal_actions() if RK.CONVERT0 <= a < RK.END]
+        if s.is_terminal() or not conv:
+            continue
+        seen += 1
+        me = s.current_player()
+        work = s.s.copy()
+        uct.convert_all(work)
+        # the same conversions through the protocol, in a random order, then the turn's end
+        other = s.clone()
+        while not other.is_terminal() and other.current_player() == me:
+            acts = other.legal_actions()
+            conv = [a for a in acts if RK.CONVERT0 <= a < RK.END]
+            other.apply_action(rng.choice(conv) if conv else acts[-1])
+        assert work.tolist() == other.s.tolist()
+        assert work[RK.PHASE] == RK.PH_PLACE and (RK.is_over(work) or work[RK.MOVER] != me)
+    assert seen >= 20
+
+
+def test_with_convert_all_the_agent_plays_its_conversions_without_a_search():
+    s, agent, a, after = _turn_that_goes_on(lambda: CompiledMCTSAgent(iterations=5000, seed=1, convert="all"))
+    me = s.current_player()
+    assert agent._plan == {}
+    done, n = agent.iterations_done, 0
+    while not after.is_terminal() and after.current_player() == me:
+        conv = [x for x in after.legal_actions() if RK.CONVERT0 <= x < RK.END]
+        x = agent.choose(after.clone())
+        assert x == conv[0]  # the first circle it can convert, never end while one is left
+        after.apply_action(x)
+        n += 1
+    assert n >= 1 and agent.planned == n and agent.iterations_done == done  # no search
+
+
+def test_a_game_with_convert_all_is_played_to_the_end():
+    s = load_game("rings", players=4).new_initial_state()
+    agents = [make_agent(f"uct:iterations=80,seed={p},convert=all") for p in range(4)]
+    while not s.is_terminal():
+        a = agents[s.current_player()].choose(s)
+        assert a in s.legal_actions()
+        assert a != RK.END  # a seat converts everything it can
+        s.apply_action(a)
+    assert sum(ag.planned for ag in agents) > 0 and abs(sum(s.returns())) < 1e-9
+
+
+def test_settle_is_every_seat_s_pending_conversions_in_turn_order():
+    """The quiescence (``quiesce=1``) against the protocol: each seat in turn passes and converts all it can."""
+    seen = 0
+    for s in _positions("rings", 4, 2000, seed=23, every=1):
+        if s.is_terminal() or s.legal_actions()[-1] != RK.PASS or s.s[RK.PASSES] != 0 \
+                or not any(s.s[RK.CONV + c] >= 0 for c in range(RK.NC)):
+            continue
+        seen += 1
+        work = s.s.copy()
+        uct.settle(work)
+        other = s.clone()
+        for _ in range(4):  # four pass turns: the game ends after the last one's conversions
+            other.apply_action(RK.PASS)
+            _convert_all(other)
+        assert other.is_terminal()
+        assert work[RK.OWNER:RK.OWNER + RK.NP].tolist() == other.s[RK.OWNER:RK.OWNER + RK.NP].tolist()
+        assert work[RK.CONV_COUNT + (s.s[RK.MOVER] + 3) % 4] == 0  # the last seat left itself nothing to convert
+        assert work[RK.MOVER] == s.s[RK.MOVER] and work[RK.PHASE] == RK.PH_PLACE
+    assert seen >= 10
+
+
+def test_with_quiesce_a_leaf_is_valued_after_its_pending_conversions():
+    s = next(p for p in _positions("rings", 4, 2000, seed=23, every=1)
+             if not p.is_terminal() and any(p.s[RK.CONV + c] >= 0 for c in range(RK.NC)))
+    tree = uct.Tree("rings", 4, 1000, 2, quiesce=1)
+    out = np.zeros(4)
+    work = s.s.copy()
+    uct.leaf(tree.game, work, 4, tree.scale, tree.wts, tree.wtab, tree.buf, out, tree.ctl)
+    settled = s.s.copy()
+    uct.settle(settled)
+    expect = np.zeros(4)
+    uct.rewards(tree.game, settled, 4, tree.scale, tree.wts, tree.wtab, tree.buf, expect)
+    plain = np.zeros(4)
+    uct.rewards(tree.game, s.s.copy(), 4, tree.scale, tree.wts, tree.wtab, tree.buf, plain)
+    assert out.tolist() == expect.tolist() and out.tolist() != plain.tolist()
+    agent = make_agent("uct:iterations=500,seed=1,quiesce=1,convert=all")
+    assert agent.choose(s.clone()) in s.legal_actions()
+
+
+def test_with_convert_all_the_principal_variation_is_the_game_s_decisions():
+    s, agent, a, after = _turn_that_goes_on(lambda: CompiledMCTSAgent(iterations=20_000, seed=1, c=0.2, convert="all"))
+    res = agent.analyse(s.clone())
+    pv, w, seats = res["pv"], s.clone(), set()
+    assert pv[0] == res["action"]
+    for x in pv:  # every step legal where it stands: the conversions after each placement are in the line
+        assert x in w.legal_actions()
+        seats.add(w.current_player())
+        w.apply_action(x)
+    assert any(RK.CONVERT0 <= x < RK.END for x in pv) and len(seats) >= 2

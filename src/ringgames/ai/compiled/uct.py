@@ -14,6 +14,10 @@ is reached for the ``expand``-th time (default 2: first reached, it is a leaf an
 visited are tried first, in that order, then UCT (``w/n + c·sqrt(ln N / n)``) picks among them. When the
 tree's ``nodes`` slots are used up it stops growing and later iterations evaluate the leaves they reach.
 
+RINGS has two more options: ``convert=all`` plays a seat's conversions all at once after its placement or pass
+(:func:`convert_all`), so that every node below the root is a placement or a pass, and the agent plays its own
+conversions so without a search; ``quiesce=1`` values a leaf after the conversions pending there (:func:`settle`).
+
 Python keeps the root (:class:`CompiledMCTSAgent`): the tactics (a win within the turn, leaving out actions
 that hand the next player a win), the time, a turn's later decisions played from the tree (a turn costs one budget:
 :meth:`CompiledMCTSAgent.choose`), and the progress reports; the compiled function runs a given number
@@ -54,9 +58,11 @@ PLAN_VISITS = 50
 #: A turn's later decisions that the tree did not settle are searched with what is left of the turn's budget, at
 #: least this share of it.
 TURN_FLOOR = 0.1
-# ctl entries: slots used, slots in all, visits that expand a node
-USED, CAP, EXPAND = 0, 1, 2
-NUM_CTL = 3
+# ctl entries: slots used, slots in all, visits that expand a node, RINGS conversions played at once (1) or searched (0)
+USED, CAP, EXPAND, CONVERT_ALL, QUIESCE = 0, 1, 2, 3, 4
+NUM_CTL = 5
+#: Values of the ``convert`` option: RINGS conversions in the tree played all at once, or each a decision.
+CONVERT_MODES = ("all", "search")
 
 
 @njit
@@ -105,6 +111,50 @@ def rewards(game, s, n, scale, wts, wtab, buf, out):
                 best = vals[q]
         out[p] = (math.tanh((vals[p] - best) / (2.0 * scale)) + 1.0) / 2.0
     return False
+
+
+@njit
+def convert_all(s):
+    """RINGS: play every conversion the seat to move has, one circle at a time in the circles' order, until none is
+    left (the turn then ends by itself); nothing outside the conversions of a turn. Converting everything possible
+    reaches the same position whatever the order (the rules), and a conversion never lowers the mover's influence
+    or raises another seat's against a third, so the tree takes it as the seat's choice (``convert=all``)."""
+    while not RK.is_over(s) and s[RK.PHASE] != RK.PH_PLACE:
+        p = s[RK.MOVER]
+        a = RK.END
+        for c in range(RK.NC):
+            if s[RK.CONV + c] == p:
+                a = RK.CONVERT0 + c
+                break
+        RK.apply_action(s, a)
+
+
+@njit
+def settle(s):
+    """RINGS: every seat, in turn order from the one to move, makes the conversions open to it (each circle one
+    at a time, in the circles' order, until none is left for that seat), as it could on its next turn whatever it
+    places; the turn's phase, mover and passes are left alone. A quiescence over conversions: a leaf is valued
+    after the conversions pending there (``quiesce=1``)."""
+    n = s[RK.NPLAYERS]
+    first = s[RK.MOVER]
+    for k in range(n):
+        q = (first + k) % n
+        if s[RK.ACTIVE + q] == 0:
+            continue
+        while s[RK.CONV_COUNT + q] > 0:
+            for c in range(RK.NC):
+                if s[RK.CONV + c] == q:
+                    RK.convert(s, c, q)
+                    break
+
+
+@njit
+def leaf(game, s, n, scale, wts, wtab, buf, out, ctl):
+    """:func:`rewards` of a leaf, after :func:`settle` where the tree quiesces (RINGS, ``quiesce=1``; ``s`` is the
+    iteration's scratch copy)."""
+    if game == ops.RINGS and ctl[QUIESCE] != 0 and not RK.is_over(s):
+        settle(s)
+    return rewards(game, s, n, scale, wts, wtab, buf, out)
 
 
 @njit
@@ -183,10 +233,10 @@ def run(game, root_s, n, iterations, c, scale, wts, wtab, buf, child, sib, act, 
         path[0] = 0
         while True:
             if term[node] != 0:
-                rewards(game, work, n, scale, wts, wtab, buf, rew)
+                leaf(game, work, n, scale, wts, wtab, buf, rew, ctl)
                 break
             if node != 0 and (vis[node] + 1 < ctl[EXPAND] or depth >= MAX_PATH - 1):  # a leaf (again)
-                if rewards(game, work, n, scale, wts, wtab, buf, rew):
+                if leaf(game, work, n, scale, wts, wtab, buf, rew, ctl):
                     term[node] = 1
                 break
             ch = -1
@@ -198,7 +248,7 @@ def run(game, root_s, n, iterations, c, scale, wts, wtab, buf, child, sib, act, 
                 else:
                     k = ops.gen_actions(game, work, mv)
                     if k == 0:  # over: a finished game has no actions
-                        rewards(game, work, n, scale, wts, wtab, buf, rew)
+                        leaf(game, work, n, scale, wts, wtab, buf, rew, ctl)
                         term[node] = 1
                         break
                     nleg[node] = k
@@ -208,7 +258,7 @@ def run(game, root_s, n, iterations, c, scale, wts, wtab, buf, child, sib, act, 
                 if ch >= 0:
                     nnext[node] += 1
                 elif child[node] < 0:  # the tree is full and this node has no children: a leaf for good
-                    rewards(game, work, n, scale, wts, wtab, buf, rew)
+                    leaf(game, work, n, scale, wts, wtab, buf, rew, ctl)
                     break
             if ch < 0:  # UCT among the children
                 me = ops.actor(game, work)
@@ -222,11 +272,13 @@ def run(game, root_s, n, iterations, c, scale, wts, wtab, buf, child, sib, act, 
                         ch = i
                     i = sib[i]
             ops.apply_action(game, work, act[ch])
+            if game == ops.RINGS and ctl[CONVERT_ALL] != 0:
+                convert_all(work)
             node = ch
             depth += 1
             path[depth] = node
             if vis[node] == 0:  # new: evaluated as a leaf
-                if rewards(game, work, n, scale, wts, wtab, buf, rew):
+                if leaf(game, work, n, scale, wts, wtab, buf, rew, ctl):
                     term[node] = 1
                 break
         for i in range(depth + 1):
@@ -241,7 +293,8 @@ class Tree:
     """The arrays of one search's tree: ``nodes`` slots (one per node, 19 + 4 × players bytes), of which the
     search uses, and the system gives it, only what the tree grows into (a node per iteration at most)."""
 
-    def __init__(self, game_name: str, players: int, nodes: int, expand: int, eval_name: str = ""):
+    def __init__(self, game_name: str, players: int, nodes: int, expand: int, eval_name: str = "",
+                 convert: str = "search", quiesce: int = 0):
         self.game, size, _, self.wts, self.wtab = ops.setup(game_name, eval_name)
         self.players = players
         self.scale = float(get_evaluator(game_name, eval_name)[1])
@@ -258,6 +311,8 @@ class Tree:
         self.ctl = np.zeros(NUM_CTL, dtype=np.int64)
         self.ctl[CAP] = cap
         self.ctl[EXPAND] = expand
+        self.ctl[CONVERT_ALL] = 1 if convert == "all" else 0
+        self.ctl[QUIESCE] = 1 if quiesce else 0
         self.work = np.zeros(size, dtype=np.int32)
         self.root_s = np.zeros(size, dtype=np.int32)
         self.path = np.zeros(MAX_PATH, dtype=np.int32)
@@ -318,14 +373,25 @@ class _View:
 class CompiledMCTSAgent(MCTSAgent):
     """MCTS with the tree compiled (``uct:time=5``): see the module docstring. Options: ``iterations``, ``time``,
     ``c`` (default 1.0), ``safe``, ``seed``, ``nodes`` (tree slots, default 4,000,000; see :class:`Tree`), ``expand`` (the visit that
-    makes a node's children, default 2), ``eval`` (a named evaluation, e.g. YINSH's ``tuned``). Gygès, which
-    has no compiled tree here, is searched by the Python tree with the same options."""
+    makes a node's children, default 2), ``eval`` (a named evaluation, e.g. YINSH's ``tuned``), ``convert`` (RINGS:
+    ``search``, the default, makes each conversion and ``end`` a decision of the tree; ``all`` plays a seat's
+    conversions all at once after its placement or pass, in the tree and at the board, where the agent then plays
+    them without a search: see :func:`convert_all`), ``quiesce`` (RINGS: 1 values each leaf after the conversions
+    pending there, :func:`settle`; default 0). Gygès, which has no compiled tree here, is searched by the
+    Python tree with the same options."""
 
     kind = "uct"
 
     def __init__(self, iterations: int | None = None, time: float | None = None, c: float = 1.0, safe: int = 1,
-                 seed: int | None = None, nodes: int = 4_000_000, expand: int = 2, eval: str = ""):  # noqa: A002
+                 seed: int | None = None, nodes: int = 4_000_000, expand: int = 2, eval: str = "",  # noqa: A002
+                 convert: str = "search", quiesce: int = 0):
         super().__init__(iterations=iterations, time=time, c=c, rollout=0, safe=safe, reuse=0, seed=seed)
+        if convert not in CONVERT_MODES:
+            raise ValueError(f"uct convert must be one of {', '.join(CONVERT_MODES)}, not {convert!r}")
+        if quiesce not in (0, 1) or isinstance(quiesce, bool):
+            raise ValueError(f"uct quiesce must be 0 or 1, not {quiesce!r}")
+        self.convert = convert
+        self.quiesce = quiesce
         for name, v, low in (("nodes", nodes, 10_000), ("expand", expand, 1)):
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
                 raise ValueError(f"uct {name} must be a whole number of at least {low}, not {v!r}")
@@ -357,6 +423,8 @@ class CompiledMCTSAgent(MCTSAgent):
         cont = self._turn is not None and self._turn[0] == me and self._turn[1] == pos
         start = self._turn[2] if cont and self._turn is not None else now
         planned = self._plan.get(pos) if cont else None
+        if planned is None and self.convert == "all":
+            planned = self._conversion(state)
         action = None
         if planned is not None and planned in state.legal_actions() and winning_action(state) in (None, planned) \
                 and not (self.safe and hands_win(state, me, planned)):
@@ -377,9 +445,34 @@ class CompiledMCTSAgent(MCTSAgent):
             self._plan = {}
         return action
 
+    def _conversion(self, state: State) -> int | None:
+        """With ``convert=all``, RINGS: the conversion to play now (the first circle the seat to move can convert),
+        None where the decision is not a conversion's."""
+        if state.game.name != "rings":
+            return None
+        acts = [a for a in state.legal_actions() if RK.CONVERT0 <= a < RK.END]
+        return acts[0] if acts else None
+
+    def _with_conversions(self, state: State, pv: list[int]) -> list[int]:
+        """The line ``pv`` of a ``convert=all`` tree (placements and passes) as the game's decisions: each seat's
+        conversions after its placement, as the tree played them."""
+        line: list[int] = []
+        w = state.clone()
+        for a in pv:
+            if w.is_terminal() or a not in w.legal_actions():
+                break
+            line.append(a)
+            w.apply_action(a)
+            while (c := self._conversion(w)) is not None and not w.is_terminal():
+                line.append(c)
+                w.apply_action(c)
+        return line
+
     def _turn_plan(self, state: State, root: _View, action: int) -> dict[str, int]:
         """The decisions of the seat to move that follow ``action`` in the tree (see :meth:`choose`), by position."""
         plan: dict[str, int] = {}
+        if self.convert == "all" and state.game.name == "rings":  # the tree has no node for the turn's conversions
+            return plan
         me = state.current_player()
         w = state.clone()
         w.apply_action(action)
@@ -401,6 +494,8 @@ class CompiledMCTSAgent(MCTSAgent):
         self._root = None
         res = super().analyse(state, time_limit, iterations, stop=stop, on_info=on_info)
         res["nodes"] = self.tree_used
+        if self.convert == "all" and state.game.name == "rings" and res.get("pv"):
+            res["pv"] = self._with_conversions(state, res["pv"])
         root, self._root = self._root, None  # the tree is freed with the root
         self._plan = self._turn_plan(state, root, int(res["action"])) if root is not None else {}
         return res
@@ -418,7 +513,8 @@ class CompiledMCTSAgent(MCTSAgent):
             if len(safe) < len(acts):
                 allowed = set(safe)
                 acts = [a for a in acts if a in allowed]
-        tree = Tree(state.game.name, state.num_players, self.nodes, self.expand, self.eval_name)  # freed with the root
+        tree = Tree(state.game.name, state.num_players, self.nodes, self.expand, self.eval_name,
+                    self.convert, self.quiesce)  # freed with the root
         seed(self.rng.getrandbits(31))
         tree.reset(cast(Any, state).s, acts)
         iterations = self.iterations if iterations is None else iterations
