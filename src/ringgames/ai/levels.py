@@ -111,13 +111,17 @@ LEVELS: dict[str, dict[int, str]] = {
 #: four-player games against today's MCTS at the same time, docs/ai.md). Levels 4 and 5 explore less
 #: (``c=0.2``: the rewards of a node's children differ by a few hundredths, so ``c=1`` spreads the visits almost
 #: evenly; at equal time ``c=0.2`` won 10 of 16 four-player games against ``c=1``, and more time then gains more).
+#: Level 5 also plays a seat's conversions at once, in the tree and at the board (``convert=all``), and values each
+#: leaf after the conversions pending there (``quiesce=1``): more time alone gained level 5 little over level 4
+#: (0.58 of the games); the two won 0.73 of the games at equal time at 0.05 s and 0.56 at 0.2 s (docs/ai.md,
+#: "Conversions at once, and quiescent leaves"). Levels 3 and 4 keep the specs their targets were measured with.
 LEVELS_MULTI: dict[str, dict[int, str]] = {
     "rings": {
         1: "greedy:eval=0",
         2: "greedy",
         3: "uct:time=0.5",
         4: "uct:time=2,c=0.2",
-        5: "uct:time=5,c=0.2",
+        5: "uct:time=5,c=0.2,convert=all,quiesce=1",
     },
 }
 
