@@ -58,7 +58,8 @@ PLAN_VISITS = 50
 #: A turn's later decisions that the tree did not settle are searched with what is left of the turn's budget, at
 #: least this share of it.
 TURN_FLOOR = 0.1
-# ctl entries: slots used, slots in all, visits that expand a node, RINGS conversions played at once (1) or searched (0)
+# ctl entries: slots used, slots in all, visits that expand a node, RINGS conversions played at once (1) or searched
+# (0), RINGS leaves valued after their pending conversions (1) or as they are (0)
 USED, CAP, EXPAND, CONVERT_ALL, QUIESCE = 0, 1, 2, 3, 4
 NUM_CTL = 5
 #: Values of the ``convert`` option: RINGS conversions in the tree played all at once, or each a decision.
