@@ -375,7 +375,8 @@ def _check_specs(specs, external: bool = True):
 @ray_opt
 @click.option("--sprt", "sprt_elo", default=None, metavar="ELO0,ELO1",
               help="Sequential test of H0 'A is ELO0 Elo stronger' against H1 'ELO1': stop when the LLR crosses a "
-                   "bound (--games is then the most games played). Two agents only; not with --ray.")
+                   "bound (--games is then the most games played). Two agents only; not with --ray. With more than "
+                   "two seats a game counts as who won it (A's side 1, the other 0, shared or none ½).")
 @click.option("--alpha", "sprt_alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
               show_default=True, help="SPRT: chance of accepting H1 when H0 holds.")
 @click.option("--beta", "sprt_beta", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
@@ -390,7 +391,8 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
     docs/engine.md) ... Results are for the first agent (A) against the others;
     a game an external engine spoils (illegal move, crash, timeout) is an error,
     not a result. --sprt 0,50: stop as soon as the sequential test decides
-    (docs/ai.md, "SPRT").
+    (docs/ai.md, "SPRT"); with more than two seats it tests the share of games
+    A's seats won.
     """
     from pathlib import Path
 
@@ -416,8 +418,8 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
         except ValueError as exc:
             raise click.BadParameter(f"give two Elo numbers ELO0,ELO1 with ELO0 < ELO1 ({str(exc)[:100]})",
                                      param_hint="--sprt") from None
-        if len(agents) != 2 or g.num_players != 2:
-            raise click.UsageError("--sprt compares two agents in a two-player game")
+        if len(agents) != 2:
+            raise click.UsageError("--sprt compares two agents: give two agent specs")
         if ray_address is not None:
             raise click.UsageError("--sprt cannot stop games on Ray: use --jobs")
 
@@ -433,8 +435,8 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
 
     def on_result(r):
         saver(r)
-        if test is not None:
-            score = r.score_for(agents[0])
+        if test is not None:  # more than two seats: the side that won (the pairwise score hides it)
+            score = r.score_for(agents[0]) if g.num_players == 2 else r.side_for(agents[0])
             if score is not None:
                 test.add(score)
                 click.echo(f"game {r.index + 1}: {test.line()}", err=True)

@@ -87,6 +87,21 @@ def test_match_command_refuses_bad_sprt_bounds(bad):
     assert r.exit_code == 2 and "--sprt" in r.output
 
 
+def test_match_command_with_sprt_and_four_seats_tests_who_won():
+    """With more than two seats each game counts as who won it: the side whose seats won every game is accepted
+    as stronger, although its pairwise score is only 0.75 (its seat that did not win is level with the others')."""
+    r = CliRunner().invoke(main, ["match", "rings", "uct:iterations=40,seed=1", "random", "--players", "4",
+                                  "--games", "30", "--sprt", "0,150", "--json"])
+    assert r.exit_code == 0, r.output
+    import json
+
+    data = json.loads(r.output.strip().splitlines()[-1])
+    n = data["games"]
+    assert data["sprt"]["status"] == "H1" and data["sprt"]["llr"] >= data["sprt"]["upper"] and n < 30
+    assert data["won"]["a"] == n and data["score"] == 0.75  # the test counted sides: 0.75 alone would not pass it
+    assert f"{n}-0-0, LLR" in r.output
+
+
 def test_match_command_sprt_needs_two_agents():
     r = CliRunner().invoke(main, ["match", "rings", "greedy", "random", "random", "--sprt", "0,50"])
     assert r.exit_code == 2 and "two agents" in r.output

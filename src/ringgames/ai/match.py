@@ -70,6 +70,21 @@ class GameResult:
                 total += 1.0 if wp and not wq else 0.0 if wq and not wp else 0.5
         return total / (len(mine) * len(others))
 
+    def side_for(self, spec: str) -> float | None:
+        """Who won, for ``spec``'s side: 1 if only its seats won, 0 if only other seats did, 0.5 if seats of both
+        shared the win or nobody won; None if the spec did not play or the game ended as an error. With two seats
+        it is :meth:`score_for`; with more it is what :func:`won_by_side` counts (and what ``match --sprt`` tests).
+
+        >>> r = GameResult(0, ["A", "B", "A", "B"], [], [2], "x", 1)
+        >>> r.side_for("A"), r.side_for("B"), r.score_for("A")
+        (1.0, 0.0, 0.75)
+        """
+        if self.reason == "error" or spec not in self.seats:
+            return None
+        mine = any(self.seats[p] == spec for p in self.winners)
+        theirs = any(self.seats[p] != spec for p in self.winners)
+        return 0.5 if mine == theirs else 1.0 if mine else 0.0
+
 
 def seating(specs: list[str], players: int, index: int) -> list[str]:
     """The spec of each seat in game ``index``."""
@@ -270,13 +285,12 @@ def won_by_side(spec: str, results: list[GameResult]) -> dict:
     counts = {"a": 0, "others": 0, "shared": 0, "none": 0}
     values: list[float] = []
     for r in results:
-        if r.reason == "error" or spec not in r.seats:
+        v = r.side_for(spec)
+        if v is None:
             continue
-        mine = any(r.seats[p] == spec for p in r.winners)
-        theirs = any(r.seats[p] != spec for p in r.winners)
-        key = "shared" if mine and theirs else "a" if mine else "others" if theirs else "none"
+        key = "a" if v == 1.0 else "others" if v == 0.0 else "shared" if r.winners else "none"
         counts[key] += 1
-        values.append(1.0 if key == "a" else 0.0 if key == "others" else 0.5)
+        values.append(v)
     n = len(values)
     low, high = score_interval(values) if n else (None, None)
     return {**counts, "share": sum(values) / n if n else None, "share_low": low, "share_high": high}
