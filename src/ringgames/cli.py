@@ -181,11 +181,14 @@ def play(game, variant, players, position, moves, white, black, south, north, se
     `quit` (prints the record so far). Works when driven through a pipe.
     """
     import random as _random
+    from pathlib import Path
 
     from .ai.agents import make_agent
     from .records import Record, save_file
 
     g = _game(game, variant, players)
+    if save_path and not Path(save_path).resolve().parent.is_dir():  # refused now, not after the game
+        raise click.BadParameter(f"no directory {str(Path(save_path).parent)[:100]!r} to save into", param_hint="--save")
     state = _start_state(g, position, moves)
     if setup:
         parts = [p.strip() for p in setup.split(",")]
@@ -349,14 +352,19 @@ def _ray_setup(ray_address, jobs_param="jobs"):
     return None
 
 
-def _check_specs(specs, external: bool = True):
-    from .ai.agents import make_agent
+def _check_specs(specs, external: bool = True, game=None):
+    """Refuse a bad agent spec before any game; with ``game`` (a Game) also what only the game decides (a level's
+    agent for it, an evaluation's name)."""
+    from .ai.agents import check_spec, make_agent
 
     for spec in specs:
         try:
-            agent = make_agent(spec, external=external)
+            if game is None:
+                agent = make_agent(spec, external=external)
+            else:
+                agent = check_spec(spec, game.name, game.num_players, external=external)
         except ValueError as exc:
-            raise click.BadParameter(str(exc)) from None
+            raise click.BadParameter(str(exc)[:300]) from None
         close = getattr(agent, "close", None)  # an external engine is only started by its first game
         if close is not None:
             close()
@@ -404,20 +412,31 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
     ray_cpus = _ray_setup(ray_address)  # first: `--ray A B` takes A as the address
     if len(agents) < 2:
         raise click.UsageError("give at least two agent specs")
-    g = _game(game, variant, players if players else (len(agents) if len(agents) > 2 else None))
+    g = _game(game, variant, players if players is not None else (len(agents) if len(agents) > 2 else None))
     if len(agents) > 2 and g.num_players == 2 and g.player_range == (2, 2):
         raise click.UsageError(f"{g.title} is a two-player game: give two agent specs")
-    _check_specs(agents)
+    same = sorted({a for a in agents if agents.count(a) > 1})
+    if same:  # results go to a side by its spec: two sides with one spec could not be told apart
+        raise click.UsageError(f"agent spec {same[0][:80]!r} given twice: the sides of a match need different specs "
+                               "(to match an agent against itself, give one side another seed, e.g. level:3,seed=2)")
+    _check_specs(agents, game=g)
+    if save_dir:
+        try:
+            Path(save_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise click.BadParameter(f"cannot create {save_dir[:100]!r}: {exc.strerror}", param_hint="--save") from None
     test = None
     if sprt_elo is not None:
         from .ai.sprt import SPRT
 
         try:
             elo0, elo1 = (float(x) for x in sprt_elo.split(","))
+        except ValueError:
+            raise click.BadParameter("give two Elo numbers ELO0,ELO1 with ELO0 < ELO1", param_hint="--sprt") from None
+        try:
             test = SPRT(elo0, elo1, sprt_alpha, sprt_beta)
         except ValueError as exc:
-            raise click.BadParameter(f"give two Elo numbers ELO0,ELO1 with ELO0 < ELO1 ({str(exc)[:100]})",
-                                     param_hint="--sprt") from None
+            raise click.BadParameter(str(exc)[:200], param_hint="--sprt/--alpha/--beta") from None
         if len(agents) != 2:
             raise click.UsageError("--sprt compares two agents: give two agent specs")
         if ray_address is not None:
@@ -459,8 +478,13 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
     if res["score"] is None:
         click.echo("no game finished without an error: no score")
     else:
-        click.echo(f"{a}: {res['wins']} wins, {res['draws']} draws, {res['losses']} losses; score {res['score']:.3f}"
-                   + (f" ({len(res['errors'])} games ended as errors, not counted)" if res["errors"] else ""))
+        errs = f" ({len(res['errors'])} games ended as errors, not counted)" if res["errors"] else ""
+        if g.num_players == 2:
+            click.echo(f"{a}: {res['wins']} wins, {res['draws']} draws, {res['losses']} losses; score {res['score']:.3f}{errs}")
+        else:  # a pairwise score: 1, 0 or between per game, not a win, a loss or a draw (who won: the line below)
+            click.echo(f"{a}: pairwise score {res['score']:.3f} (against each seat of the others: 1 if only {a}'s "
+                       f"seat won, 0 if only the other, ½ else); games scored 1 / between / 0: {res['wins']} / "
+                       f"{res['draws']} / {res['losses']}{errs}")
         if res["elo"] is None:  # one game counted: no Elo estimate (ai/match.py)
             click.echo("Elo difference: none (one game is too few for an Elo estimate)")
         else:
@@ -517,7 +541,7 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
         elif v <= -WIN + 1000:
             ev = f"loss in {int(WIN + v)} decisions"
         else:
-            ev = f"{v:+.0f} points"
+            ev = f"{round(v) + 0:+d} points"  # + 0: no "-0"
         extra = f"depth {res['depth']}, {res['nodes']} nodes"
     else:
         res = MCTSAgent(time=seconds, seed=seed, rollout=0).analyse(work)

@@ -28,6 +28,7 @@ the game protocol: it never reads a game's or an agent's private state.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import threading
 import time
@@ -37,20 +38,32 @@ from typing import IO, TYPE_CHECKING, Any
 from . import GAMES, load_game
 from .ai.levels import MAX_LEVEL_THREADS, check_threads
 from .protocol import RingGamesError, State, apply_strings
+from .textbounds import bounded_lines
 
 if TYPE_CHECKING:
     from .ai.agents import Agent
 
-__all__ = ["MAX_ERROR", "MAX_LINE", "Engine", "ProtocolError", "parse_go", "run"]
+__all__ = ["GO_LIMITS", "MAX_ERROR", "MAX_LINE", "Engine", "ProtocolError", "parse_go", "run"]
 
 #: Longest error message written back (characters).
 MAX_ERROR = 200
 #: Longest command line accepted (characters): a whole game's moves fit easily.
 MAX_LINE = 1_000_000
+#: The largest value of each ``go`` limit: a day of milliseconds, 10^15 nodes, and the searches' deepest depth.
+GO_LIMITS = {"movetime": 86_400_000, "nodes": 10**15, "depth": 64}
 #: ``setoption name threads``: at most the machine's cores (at least 2), as ``level:N,threads=K`` (ai/levels.py)
 MAX_ENGINE_THREADS = MAX_LEVEL_THREADS
 #: Most characters of a bad token quoted back in an error.
 _QUOTE = 40
+
+
+def hash_max_mb() -> int:
+    """The largest ``hash`` (MB): 65,536, or half the machine's memory where that is less."""
+    try:
+        total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # not on this system: the protocol's own ceiling
+        return 65536
+    return max(1, min(65536, total // 2 // 2**20))
 
 
 def _quote(text: str) -> str:
@@ -77,6 +90,8 @@ def parse_go(tokens: list[str]) -> dict:
             continue
         if key not in ("movetime", "nodes", "depth"):
             raise ProtocolError(f"unknown go limit {_quote(tokens[i])} (movetime, nodes, depth, infinite)")
+        if key in out:
+            raise ProtocolError(f"go {key} given twice")
         if i + 1 >= len(tokens):
             raise ProtocolError(f"go {key} needs a value")
         try:
@@ -85,6 +100,8 @@ def parse_go(tokens: list[str]) -> dict:
             raise ProtocolError(f"go {key} needs a positive integer, not {_quote(tokens[i + 1])}") from None
         if value <= 0:
             raise ProtocolError(f"go {key} needs a positive integer, not {value}")
+        if value > GO_LIMITS[key]:
+            raise ProtocolError(f"go {key} is at most {GO_LIMITS[key]:,}, not {_quote(tokens[i + 1])}")
         out[key] = value
         i += 2
     return out
@@ -140,12 +157,12 @@ class Engine:
         return spec if self._seed is None else with_seed(spec, self._seed)
 
     def _check_level(self, level: str) -> None:
-        from .ai.agents import make_agent
+        from .ai.agents import check_spec
 
         if level.lower().startswith("engine"):
             raise ProtocolError("level cannot be an external engine")
-        try:
-            make_agent(self._spec(level))
+        try:  # for the current game: a level's agent and an evaluation's name are checked here, not at go
+            check_spec(self._spec(level), self.game.name, self.game.num_players)
         except ValueError as exc:
             raise ProtocolError(f"bad level {_quote(level)}: {exc}") from None
 
@@ -173,8 +190,9 @@ class Engine:
 
     def handle(self, line: str) -> bool:
         """Carry out one command line; False after ``quit``. Never raises for bad input."""
+        line = line.rstrip("\r\n")  # the line end is not part of the command
         if len(line) > MAX_LINE:
-            self.error(f"line too long ({len(line)} characters; at most {MAX_LINE})")
+            self.too_long(len(line))
             return True
         tokens = line.split()
         if not tokens:
@@ -190,6 +208,10 @@ class Engine:
         except Exception as exc:  # a bug must not kill the engine: say what, keep going
             self.error(f"internal error in {cmd}: {type(exc).__name__}: {exc}")
         return True
+
+    def too_long(self, n: int) -> None:
+        """Refuse a command line of ``n`` characters (over :data:`MAX_LINE`), read or not."""
+        self.error(f"line too long ({n} characters; at most {MAX_LINE})")
 
     def _idle(self, what: str) -> None:
         if self.searching:
@@ -212,7 +234,7 @@ class Engine:
         self.write(f"option name level type string default {self._level}")
         self.write("option name seed type string default none")
         self.write(f"option name threads type spin default {self._threads or 1} min 1 max {MAX_ENGINE_THREADS}")
-        self.write(f"option name hash type spin default {self._hash} min 0 max 65536")
+        self.write(f"option name hash type spin default {self._hash} min 0 max {hash_max_mb()}")
         self.write("rgiok")
 
     def cmd_isready(self, args: list[str]) -> None:
@@ -279,8 +301,10 @@ class Engine:
                 mb = int(value)
             except ValueError:
                 mb = -1
-            if not 0 <= mb <= 65536:
-                raise ProtocolError(f"hash must be 0–65536 (MB; 0: the level's own size), not {_quote(value)}")
+            top = hash_max_mb()
+            if not 0 <= mb <= top:
+                raise ProtocolError(f"hash must be 0–{top} (MB, at most half this machine's memory; 0: the level's own "
+                                    f"size), not {_quote(value)}")
             self._hash = mb
             self._agent = None
 
@@ -333,7 +357,10 @@ class Engine:
         limits = parse_go(args)
         if self.state.is_terminal():
             raise ProtocolError(f"the game is over ({self.state.result_string()}); nothing to search")
-        agent = self.agent()
+        try:
+            agent = self.agent()
+        except ValueError as exc:  # a level that does not fit a game chosen after it (say, an evaluation's name)
+            raise ProtocolError(f"cannot search with level {_quote(self._level)}: {exc}") from None
         self._stop = threading.Event()
         state = self.state.clone()
         self._busy = True
@@ -440,8 +467,10 @@ def run(stdin: IO[str] | None = None, stdout: IO[str] | None = None, **options: 
         stdout.flush()
 
     engine = Engine(write, **options)
-    for line in stdin:
-        if not engine.handle(line):
+    for line in bounded_lines(stdin, MAX_LINE):  # a line that never ends costs bounded memory
+        if isinstance(line, int):
+            engine.too_long(line)
+        elif not engine.handle(line):
             break
     else:
         engine.cmd_quit([])

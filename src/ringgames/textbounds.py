@@ -13,10 +13,40 @@ Error messages quote what was wrong, but never more than a bounded excerpt: a
 
 from __future__ import annotations
 
-__all__ = ["EXCERPT", "excerpt", "shorten", "ascii_int", "is_ascii_digits"]
+__all__ = ["EXCERPT", "excerpt", "shorten", "ascii_int", "is_ascii_digits", "bounded_lines"]
 
 #: characters of user text quoted in an error message, at most
 EXCERPT = 80
+
+
+def bounded_lines(stream, limit: int, chunk: int = 65536):
+    r"""The lines of a text ``stream`` without their line end (``\n``, ``\r\n``), never holding more than about
+    ``limit`` characters of one line in memory: a line longer than ``limit`` is read on in chunks, dropped, and
+    given as the int of its length instead (so a peer that never ends a line costs bounded memory, not all of it).
+
+    >>> import io
+    >>> list(bounded_lines(io.StringIO("ab\r\n" + "x" * 12 + "\ncd"), 5, chunk=4))
+    ['ab', 12, 'cd']
+    """
+    while True:
+        line = stream.readline(limit + 2)  # room for "\r\n" after a line of exactly `limit`
+        if not line:
+            return
+        if line.endswith("\n") or len(line) <= limit:
+            line = line[:-1] if line.endswith("\n") else line
+            line = line[:-1] if line.endswith("\r") else line
+            if len(line) <= limit:
+                yield line
+                continue
+            yield len(line)
+            continue
+        n = len(line)
+        while True:  # drop the rest of the line
+            more = stream.readline(chunk)
+            n += len(more)
+            if not more or more.endswith("\n"):
+                break
+        yield n - (1 if more.endswith("\n") else 0)
 
 
 def shorten(text: str, limit: int = EXCERPT) -> str:

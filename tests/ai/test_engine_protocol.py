@@ -6,6 +6,7 @@ Searches are bounded by depth or nodes (not seconds) so that results are reprodu
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import queue
@@ -244,6 +245,16 @@ def test_errors_never_crash(pipe):
                       ("go movetime soon", "positive integer"),
                       ("go depth -1", "positive integer"),
                       ("go ponder", "unknown go limit"),
+                      ("go nodes 9223372036854775808", "go nodes is at most 1,000,000,000,000,000"),
+                      ("go depth 65", "go depth is at most 64"),
+                      ("go movetime 1 movetime 100000", "go movetime given twice"),
+                      ("setoption name level value level:3,scale=-1", "scale must be a number above 0"),
+                      ("setoption name level value level:3,scale=nan", "scale must be a number above 0"),
+                      ("setoption name level value alphabeta:eval=bogus", "'bogus'"),
+                      ("setoption name level value search:time=1,time=2", "option 'time' given twice"),
+                      ("setoption name level value search:=", "an option without a name"),
+                      ("setoption name level value search:frob=1", "agent 'search' has no option 'frob'"),
+                      ("setoption name hash value 100000000", "hash must be 0–"),
                       ("x" * 5000, "unknown command")]:
         ans = pipe.ask(bad, "info string error:")[-1]
         assert word in ans, (bad, ans)
@@ -261,6 +272,39 @@ def test_errors_never_crash(pipe):
     assert "game is over" in pipe.ask("go depth 1", "info string error:")[-1]
     assert pipe.ask("isready", "readyok")[-1] == "readyok"
     assert pipe.close() == 0
+
+
+def test_a_long_line_is_refused_in_bounded_memory_and_the_limit_is_the_command_s_length():
+    """``run`` reads at most about MAX_LINE characters of a line at a time: a 5,000,000-character line that never
+    ends is dropped in chunks and refused with its length; a line of exactly MAX_LINE characters is a command."""
+    from ringgames.engine import MAX_LINE, run
+
+    class Stream:  # serves a long line without a newline, then commands; records how much each read asked for
+        def __init__(self, parts):
+            self.parts, self.asked = list(parts), []
+
+        def readline(self, size=-1):
+            self.asked.append(size)
+            if not self.parts:
+                return ""
+            head = self.parts[0]
+            cut = len(head) if size < 0 else size
+            nl = head.find("\n")
+            if 0 <= nl < cut:
+                cut = nl + 1
+            self.parts[0] = head[cut:]
+            if not self.parts[0]:
+                self.parts.pop(0)
+            return head[:cut]
+
+    stream = Stream(["y" * MAX_LINE + "\n", "x" * 5_000_000, "\nisready\n"])
+    out = io.StringIO()
+    assert run(stream, out) == 0
+    lines = out.getvalue().splitlines()
+    assert "unknown command" in lines[0] and "too long" not in lines[0]  # exactly MAX_LINE: read as a command
+    assert lines[1] == f"info string error: line too long (5000000 characters; at most {MAX_LINE})"
+    assert lines[2] == "readyok"
+    assert all(0 < n <= MAX_LINE + 2 for n in stream.asked)  # never the whole line at once
 
 
 # -- external engines as players ----------------------------------------------------------
@@ -313,6 +357,11 @@ FAKE = textwrap.dedent("""
                 sys.exit(3)
             elif mode == "hang":
                 time.sleep(600)
+            elif mode == "flood":  # an answer that never ends its line: 300 MB without a newline
+                for _ in range(300):
+                    sys.stdout.write("x" * 2**20)
+                sys.stdout.flush()
+                time.sleep(600)
         elif cmd[0] == "quit" and mode != "stubborn":
             break
         sys.stdout.flush()
@@ -345,6 +394,20 @@ def test_bad_engine_ends_the_game_as_an_error(tmp_path, mode, word):
     assert (summary["wins"], summary["draws"], summary["losses"], summary["score"]) == (0, 0, 0, None)
     assert len(summary["errors"]) == 2
     assert _gone(int(pidfile.read_text()))  # no orphan
+
+
+def test_an_engine_that_never_ends_a_line_costs_bounded_memory(tmp_path):
+    """300 MB without a newline: read and dropped in chunks (``textbounds.bounded_lines``), never held whole."""
+    import resource
+
+    script = tmp_path / "fake.py"
+    script.write_text(FAKE)
+    spec = f"engine:{sys.executable} {script} flood {tmp_path / 'pid'};timeout=4"
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB: the process's peak so far
+    r = play_game("yinsh", [spec, "greedy"], 0, seed=1)
+    assert r.reason == "error" and "did not answer go in time" in r.error, r.error
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown < 100 * 1024, f"the peak grew by {grown} KiB"  # reading the line whole: 300 MB or more
 
 
 def test_engine_that_ignores_quit_is_killed(tmp_path):

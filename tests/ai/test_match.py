@@ -3,6 +3,7 @@
 import json
 import math
 
+import pytest
 from click.testing import CliRunner
 
 from ringgames.ai.match import GameResult, elo_from_score, elo_summary, seating
@@ -132,3 +133,29 @@ def test_a_four_player_match_prints_the_games_each_side_won():
     assert won["a"] + won["others"] + won["shared"] + won["none"] == 2
     line = next(x for x in res.output.splitlines() if x.startswith("games won:"))
     assert f"by greedy's seats {won['a']}, by the others' {won['others']}" in line
+    # the pairwise score is called so, not wins and draws (a game greedy's seat won scores 0.75: "between")
+    assert f"greedy: pairwise score {data['score']:.3f}" in res.output and " wins, " not in res.output
+
+
+@pytest.mark.parametrize("args,word", [
+    (["rings", "random", "random", "--players", "3"], "given twice"),  # both sides would read as A's
+    (["rings", "level:1", "greedy", "level:1"], "given twice"),
+    (["rings", "random", "greedy", "--players", "0"], "not 0"),
+    (["yinsh", "level:3,scale=-1", "random"], "scale must be a number above 0"),
+    (["yinsh", "level:3,scale=nan", "random"], "scale must be a number above 0"),
+    (["yinsh", "alphabeta:eval=bogus", "random"], "'bogus'"),
+    (["yinsh", "level:3,eval=bogus", "random"], "'bogus'"),
+    (["gyges", "mcts:iterations=-5", "random"], "iterations must be a number of at least 0"),
+    (["gyges", "search:time=1,time=2", "random"], "option 'time' given twice"),
+    (["gyges", "random", "greedy", "--save", "/proc/nope"], "cannot create"),
+])
+def test_match_refuses_what_would_fail_later_before_any_game(args, word):
+    res = CliRunner().invoke(main, ["match", *args, "--games", "1"])
+    assert res.exit_code == 2 and word in res.output, res.output
+    assert "Traceback" not in res.output and "game/s" not in res.output
+
+
+def test_play_refuses_a_save_path_in_no_directory_before_the_game(tmp_path):
+    res = CliRunner().invoke(main, ["play", "gyges", "--south", "random", "--north", "random",
+                                    "--save", str(tmp_path / "missing" / "x.rgn")], input="")
+    assert res.exit_code == 2 and "no directory" in res.output and "plays" not in res.output

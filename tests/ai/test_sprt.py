@@ -103,5 +103,31 @@ def test_match_command_with_sprt_and_four_seats_tests_who_won():
 
 
 def test_match_command_sprt_needs_two_agents():
-    r = CliRunner().invoke(main, ["match", "rings", "greedy", "random", "random", "--sprt", "0,50"])
+    r = CliRunner().invoke(main, ["match", "rings", "greedy", "random", "greedy:eval=0", "--sprt", "0,50"])
     assert r.exit_code == 2 and "two agents" in r.output
+
+
+@pytest.mark.parametrize("args,word", [(("0", "70", 0.9, 0.9), "add up to less than 1"),
+                                       (("0", "70", 0.5, 0.5), "add up to less than 1"),
+                                       (("0", "inf", 0.05, 0.05), "elo1 must be a number of Elo"),
+                                       (("nan", "70", 0.05, 0.05), "elo0 must be a number of Elo"),
+                                       (("0", "100000", 0.05, 0.05), "from -1000 to 1000")])
+def test_sprt_refuses_crossed_bounds_and_endless_elo(args, word):
+    elo0, elo1, alpha, beta = args
+    with pytest.raises(ValueError, match=word):
+        SPRT(float(elo0), float(elo1), alpha, beta)
+    r = CliRunner().invoke(main, ["match", "gyges", "random", "greedy", "--sprt", f"{elo0},{elo1}",
+                                  "--alpha", str(alpha), "--beta", str(beta)])
+    assert r.exit_code == 2 and word in r.output and "Traceback" not in r.output
+
+
+def test_the_verdict_is_the_first_crossing_and_later_games_are_not_counted():
+    """Games in parallel end after the test decided: they are reported, not counted (a loss after H1 cannot undo it)."""
+    t = SPRT(0, 400)
+    while t.status == "running":
+        t.add(1.0)
+    wins, llr = t.wins, t.llr
+    for _ in range(5):
+        t.add(0.0)
+    assert t.status == "H1" and (t.wins, t.losses, t.llr, t.after) == (wins, 0, llr, 5)
+    assert "5 game(s) ended after the verdict, not counted" in t.line()

@@ -13,12 +13,14 @@ True
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from typing import Protocol
 
 from ..protocol import RingGamesError, State
+from ..textbounds import excerpt
 
-__all__ = ["Agent", "AgentError", "RandomAgent", "AGENTS", "make_agent", "parse_spec", "with_seed", "ENGINE_PREFIX"]
+__all__ = ["Agent", "AgentError", "RandomAgent", "AGENTS", "make_agent", "check_spec", "parse_spec", "with_seed", "ENGINE_PREFIX"]
 
 #: Spec prefix of an external engine: ``engine:CMD[;key=value,...]`` (see :mod:`ringgames.ai.external`).
 ENGINE_PREFIX = "engine:"
@@ -117,9 +119,14 @@ def _parse_options(rest: str) -> dict:
     for part in filter(None, rest.split(",")):
         if "=" in part:
             k, v = part.split("=", 1)
-            opts[k.strip()] = _convert(v.strip())
+            k = k.strip()
+            if not k:
+                raise ValueError(f"an option without a name: {excerpt(part.strip(), 40)}")
         else:  # positional, e.g. level:3
-            opts["value"] = _convert(part.strip())
+            k, v = "value", part
+        if k in opts:
+            raise ValueError(f"option {excerpt(k, 40)} given twice")
+        opts[k] = _convert(v.strip())
     return opts
 
 
@@ -161,7 +168,27 @@ def make_agent(spec: str, external: bool = False) -> Agent:
     try:
         return AGENTS[kind](**opts)
     except TypeError as exc:
+        m = re.search(r"unexpected keyword argument '([^']*)'", str(exc))
+        if m:
+            raise ValueError(f"agent {kind!r} has no option {excerpt(m.group(1), 40)}") from None
         raise ValueError(f"bad options for agent {kind!r}: {exc}") from None
+
+
+def check_spec(spec: str, game_name: str, players: int = 2, external: bool = False) -> Agent:
+    """:func:`make_agent`, and what only a game decides checked too — the agent a level plays for ``game_name``
+    with ``players`` seats, and its evaluation by name — so that a bad option is refused before the first game,
+    not inside it. Returns the agent (an external engine is not started yet)."""
+    agent = make_agent(spec, external=external)
+    inner = agent
+    agent_for = getattr(agent, "agent_for", None)
+    if agent_for is not None:
+        inner = agent_for(game_name, players)
+    eval_name = getattr(inner, "eval_name", "")
+    if eval_name:
+        from .evaluation import get_evaluator
+
+        get_evaluator(game_name, eval_name)
+    return agent
 
 
 def with_seed(spec: str, seed: int) -> str:

@@ -31,12 +31,15 @@ from collections.abc import Callable
 from typing import IO
 
 from ..protocol import Game, RingGamesError, State
+from ..textbounds import bounded_lines
 from .agents import AgentError
 
 __all__ = ["EngineAgent"]
 
 #: Seconds an engine gets to start and answer ``rgi`` / ``isready`` (numba may compile on a cold cache).
 STARTUP_TIMEOUT = 120.0
+#: The longest line read from an engine (characters; a longer one is dropped unread, in bounded memory).
+MAX_ENGINE_LINE = 100_000
 _MAX_QUOTE = 80
 
 
@@ -133,8 +136,8 @@ class EngineAgent:
 
         def pump(stream: IO[str], sink: Callable[[str | None], None], eof: bool) -> None:
             try:
-                for raw in stream:
-                    sink(raw.rstrip("\r\n")[:100_000])
+                for line in bounded_lines(stream, MAX_ENGINE_LINE):  # a line that never ends: bounded memory
+                    sink(line if isinstance(line, str) else "")  # an over-long line says nothing we can read
             except (OSError, ValueError):  # closed under us by close()
                 pass
             if eof:

@@ -44,6 +44,7 @@ must say so). A game without its own table uses ``DEFAULT``.
 
 from __future__ import annotations
 
+import math
 import os
 
 from ..protocol import State
@@ -161,6 +162,21 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
+#: The largest ``scale=`` a level takes (its time budgets multiplied: level 5's 5 s become at most about 1.4 hours).
+MAX_SCALE = 1000.0
+
+
+def check_scale(scale) -> float:
+    """``scale`` as a float, if it is a number above 0 and at most :data:`MAX_SCALE`; else ValueError."""
+    try:
+        v = float(scale)
+    except (TypeError, ValueError):
+        v = math.nan
+    if isinstance(scale, bool) or not 0 < v <= MAX_SCALE:  # also false for nan
+        raise ValueError(f"scale must be a number above 0 and at most {MAX_SCALE:g}, not {str(scale)[:40]!r}")
+    return v
+
+
 def spec_for(game: str, level: int, scale: float = 1.0, players: int = 2, baseline: bool = False) -> str:
     """The agent spec of ``level`` for ``game`` (and number of players), time budgets multiplied by ``scale``
     (``baseline``: from the frozen :data:`BASELINES` instead of today's levels)."""
@@ -201,7 +217,7 @@ class LevelAgent:
         self.threads = check_threads(threads)
         self.eval = eval
         self.seed = seed
-        self.scale = float(scale)
+        self.scale = check_scale(scale)
         self.name = f"{'baseline' if self.baseline else 'level'}:{self.level}"
         self._agents: dict = {}
 
@@ -227,7 +243,7 @@ class LevelAgent:
     def retime(self, scale: float) -> None:
         """Change ``scale`` (say, a clock's share of the level's time budget) and keep the agents made so far, with
         what they learnt (transposition table, search tree): their time budgets follow the new scale."""
-        self.scale = float(scale)
+        self.scale = check_scale(scale)
         for (game_name, players), agent in self._agents.items():
             seconds = parse_spec(spec_for(game_name, self.level, self.scale, players, baseline=self.baseline))[1].get("time")
             if isinstance(seconds, (int, float)) and hasattr(agent, "time_limit"):

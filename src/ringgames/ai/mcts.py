@@ -70,6 +70,9 @@ class MCTSAgent:
 
     def __init__(self, iterations: int | None = None, time: float | None = None, c: float = 1.0,
                  rollout: int = -1, safe: int = 1, reuse: int = 1, seed: int | None = None):
+        for name, v in (("iterations", iterations), ("time", time)):  # 0 or none: no such budget
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < math.inf):
+                raise ValueError(f"mcts {name} must be a number of at least 0 (0: none), not {str(v)[:40]!r}")
         self.iterations = None if iterations in (None, 0) else int(iterations)
         self.time_limit = None if time in (None, 0) else float(time)
         if self.iterations is None and self.time_limit is None:

@@ -24,9 +24,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["EPSILON", "expected_score", "bounds", "llr", "llr_trinomial", "llr_pentanomial", "SPRT"]
+__all__ = ["EPSILON", "MAX_ELO", "expected_score", "bounds", "llr", "llr_trinomial", "llr_pentanomial", "SPRT"]
+
+#: The largest Elo difference a hypothesis may name (at 1,000 Elo the expected score is 0.997: beyond it no
+#: number of games tells the hypotheses apart).
+MAX_ELO = 1000.0
 
 
 def expected_score(elo: float) -> float:
@@ -38,6 +42,8 @@ def bounds(alpha: float, beta: float) -> tuple[float, float]:
     """Wald's bounds on the LLR: (accept H0 at or below, accept H1 at or above)."""
     if not (0 < alpha < 1 and 0 < beta < 1):
         raise ValueError(f"the error rates must be between 0 and 1, not alpha={alpha}, beta={beta}")
+    if alpha + beta >= 1:  # the bounds would cross: a loss could accept H1
+        raise ValueError(f"the error rates must add up to less than 1, not alpha={alpha}, beta={beta}")
     return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
 
 
@@ -95,7 +101,17 @@ def llr_pentanomial(pairs: tuple[int, int, int, int, int] | list[int], elo0: flo
 
 @dataclass
 class SPRT:
-    """A running trinomial SPRT: :meth:`add` each game's score of A (1, ½, 0), then read :attr:`status`."""
+    """A running trinomial SPRT: :meth:`add` each game's score of A (1, ½, 0), then read :attr:`status`. The
+    verdict is the first crossing of a bound: games that end after it (played in parallel) are counted in
+    :attr:`after`, not in the test.
+
+    >>> t = SPRT(0, 400)
+    >>> for _ in range(6): t.add(1.0)
+    >>> t.status, t.wins
+    ('H1', 5)
+    >>> t.after
+    1
+    """
 
     elo0: float
     elo1: float
@@ -104,19 +120,29 @@ class SPRT:
     wins: int = 0
     draws: int = 0
     losses: int = 0
+    decided: str | None = field(default=None, init=False)  # H0 or H1, once a bound was crossed
+    after: int = field(default=0, init=False)  # games added after the verdict (not counted)
 
     def __post_init__(self) -> None:
+        for name, v in (("elo0", self.elo0), ("elo1", self.elo1)):
+            if not (math.isfinite(v) and abs(v) <= MAX_ELO):
+                raise ValueError(f"{name} must be a number of Elo from {-MAX_ELO:g} to {MAX_ELO:g}, not {v}")
         if not self.elo1 > self.elo0:
             raise ValueError(f"the SPRT needs elo1 > elo0, not {self.elo0} and {self.elo1}")
         self.lower, self.upper = bounds(self.alpha, self.beta)
 
     def add(self, score: float) -> None:
+        if self.decided is not None:
+            self.after += 1
+            return
         if score == 1.0:
             self.wins += 1
         elif score == 0.0:
             self.losses += 1
         else:
             self.draws += 1
+        v = self.llr
+        self.decided = "H1" if v >= self.upper else "H0" if v <= self.lower else None
 
     @property
     def llr(self) -> float:
@@ -125,10 +151,10 @@ class SPRT:
     @property
     def status(self) -> str:
         """``H1`` (accepted: A is stronger by about ``elo1``), ``H0`` (accepted), or ``running``."""
-        v = self.llr
-        return "H1" if v >= self.upper else "H0" if v <= self.lower else "running"
+        return self.decided or "running"
 
     def line(self) -> str:
+        late = f"; {self.after} game(s) ended after the verdict, not counted" if self.after else ""
         return (f"SPRT elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} beta={self.beta:g}: "
                 f"{self.wins}-{self.draws}-{self.losses}, LLR {self.llr:.3f} "
-                f"(bounds {self.lower:.3f}, {self.upper:.3f}): {self.status}")
+                f"(bounds {self.lower:.3f}, {self.upper:.3f}): {self.status}{late}")
