@@ -135,7 +135,7 @@ def test_specs_and_levels():
     s = load_game("yinsh").new_initial_state()
     assert lv.choose(s) in s.legal_actions()
     assert type(lv.agent_for("yinsh")).__name__ == "GreedyAgent"
-    assert spec_for("rings", 4) == "search:time=2,min=2" and spec_for("rings", 4, scale=0.1) == "search:time=0.2,min=2" and spec_for("rings", 4, players=4) == "uct:time=2,c=0.2"
+    assert spec_for("rings", 4) == "search:time=2,min=2" and spec_for("rings", 4, scale=0.1) == "search:time=0.2,min=2" and spec_for("rings", 4, players=4) == "uct:time=1,c=0.2"
     with pytest.raises(ValueError):
         make_agent("level:6")
     with pytest.raises(ValueError):
