@@ -49,6 +49,41 @@ ray_opt = click.option(
 moves_opt = click.option("--moves", default=None, help='Actions to play first, in notation, space-separated: "e3 a5 ...".')
 
 
+def _sprt_test(sprt_elo, alpha, beta):
+    """The SPRT of ``--sprt ELO0,ELO1 --alpha A --beta B`` (None without ``--sprt``); a clear error for bad values."""
+    if sprt_elo is None:
+        return None
+    from .ai.sprt import SPRT
+
+    try:
+        elo0, elo1 = (float(x) for x in sprt_elo.split(","))
+    except ValueError:
+        raise click.BadParameter("give two Elo numbers ELO0,ELO1 with ELO0 < ELO1", param_hint="--sprt") from None
+    try:
+        return SPRT(elo0, elo1, alpha, beta)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)[:200], param_hint="--sprt/--alpha/--beta") from None
+
+
+sprt_opts = [
+    click.option("--sprt", "sprt_elo", default=None, metavar="ELO0,ELO1",
+                 help="Sequential test of H0 'A is ELO0 Elo stronger' against H1 'ELO1': stop when the LLR crosses a "
+                      "bound (--games is then the most games played). Not with --ray. With more than two seats a game "
+                      "counts as who won it (A's side 1, the other 0, shared or none ½)."),
+    click.option("--alpha", "sprt_alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+                 show_default=True, help="SPRT: chance of accepting H1 when H0 holds."),
+    click.option("--beta", "sprt_beta", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+                 show_default=True, help="SPRT: chance of accepting H0 when H1 holds."),
+]
+
+
+def sprt_opt(f):
+    for opt in reversed(sprt_opts):
+        f = opt(f)
+    return f
+
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ringgames")
 def main():
@@ -381,14 +416,7 @@ def _check_specs(specs, external: bool = True, game=None):
 @click.option("--save", "save_dir", type=click.Path(file_okay=False), default=None, help="Write every game as .rgn here.")
 @click.option("--json", "as_json", is_flag=True, help="End with one JSON line: wins, draws, losses, score, elo, elo_low, elo_high.")
 @ray_opt
-@click.option("--sprt", "sprt_elo", default=None, metavar="ELO0,ELO1",
-              help="Sequential test of H0 'A is ELO0 Elo stronger' against H1 'ELO1': stop when the LLR crosses a "
-                   "bound (--games is then the most games played). Two agents only; not with --ray. With more than "
-                   "two seats a game counts as who won it (A's side 1, the other 0, shared or none ½).")
-@click.option("--alpha", "sprt_alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-              show_default=True, help="SPRT: chance of accepting H1 when H0 holds.")
-@click.option("--beta", "sprt_beta", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-              show_default=True, help="SPRT: chance of accepting H0 when H1 holds.")
+@sprt_opt
 def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, ray_address, sprt_elo, sprt_alpha,
           sprt_beta):
     """Play GAMES games between agent specs A B [C ...] (colours alternate).
@@ -425,18 +453,8 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
             Path(save_dir).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise click.BadParameter(f"cannot create {save_dir[:100]!r}: {exc.strerror}", param_hint="--save") from None
-    test = None
-    if sprt_elo is not None:
-        from .ai.sprt import SPRT
-
-        try:
-            elo0, elo1 = (float(x) for x in sprt_elo.split(","))
-        except ValueError:
-            raise click.BadParameter("give two Elo numbers ELO0,ELO1 with ELO0 < ELO1", param_hint="--sprt") from None
-        try:
-            test = SPRT(elo0, elo1, sprt_alpha, sprt_beta)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc)[:200], param_hint="--sprt/--alpha/--beta") from None
+    test = _sprt_test(sprt_elo, sprt_alpha, sprt_beta)
+    if test is not None:
         if len(agents) != 2:
             raise click.UsageError("--sprt compares two agents: give two agent specs")
         if ray_address is not None:
@@ -583,48 +601,86 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
 @click.option("--summary-only", is_flag=True, help="Only rewrite --out from the ledger.")
 @click.option("--against", default=None,
               help="Play each level against this agent spec instead (e.g. baseline:5 or \"engine:CMD;movetime=500\").")
+@click.option("--players", type=click.IntRange(2, 6), default=2, show_default=True,
+              help="Number of players (RINGS: 2–6; the seats dealt A-B-A-B… rotating, a game counted as who won it).")
+@sprt_opt
 @ray_opt
-def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, summary_only, against, ray_address):
+def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, summary_only, against, players,
+             sprt_elo, sprt_alpha, sprt_beta, ray_address):
     """Strength report: every level against random and against the level below.
 
     Resumable and divisible: each finished game is appended to --ledger at once,
     a rerun plays only the games missing there (game i of a pairing and seed is
     always the same game, colours alternating), and --out summarises every game
-    in the ledger (all seeds and runs of a pairing together).
+    in the ledger (all seeds and runs of a pairing together). --sprt 120,240:
+    play each pairing as a sequential test, stopping once it decides (a rerun
+    replays the test over the ledger's games first).
     """
     from pathlib import Path
 
-    from .ai.levels import DEFAULT, LEVELS
-    from .ai.strength import _available, current_pairings, ledger_table, pairings, read_ledger, run_pairings
+    from .ai.levels import spec_for
+    from .ai.strength import (
+        _available,
+        current_pairings,
+        ledger_table,
+        pairings,
+        player_counts,
+        read_ledger,
+        run_pairings,
+    )
 
     lo, _, hi = levels.partition("-")
-    lv = list(range(int(lo), int(hi or lo) + 1))
+    try:
+        lv = list(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        raise click.BadParameter(f"give a level or a range such as 1-3, not {levels[:40]!r}", param_hint="--levels") from None
+    if not lv or not set(lv) <= set(range(1, 6)):
+        raise click.BadParameter(f"levels are 1–5, not {levels[:40]!r}", param_hint="--levels")
     names = [g for g in (list(games_) or list(GAMES)) if _available(g)]
+    if players != 2:
+        wrong = [g for g in names if players not in player_counts(g)]
+        if wrong and games_:
+            raise click.BadParameter(f"{wrong[0]} is not played by {players} players", param_hint="--players")
+        names = [g for g in names if g not in wrong]  # no --game: the games that take that many players
     opp = ("random", "below") if opponents == "both" else (opponents,)
     if against is not None:
         _check_specs([against])
+    test = _sprt_test(sprt_elo, sprt_alpha, sprt_beta)
+    if test is not None and ray_address is not None:
+        raise click.UsageError("--sprt cannot stop games on Ray: use --jobs")
     if not summary_only:
         from .raytasks import RayError
 
         ray_cpus = _ray_setup(ray_address)
-        pairs = [p for g in names for p in pairings(g, lv, scale, opp, against=against)]
+        pairs = [p for g in names for p in pairings(g, lv, scale, opp, against=against, players=players)]
+        sprt = None if test is None else (test.elo0, test.elo1, test.alpha, test.beta)
         try:
             run_pairings(pairs, games, seed, ledger, jobs=jobs, echo=lambda m: click.echo(m, err=True),
-                         ray=ray_address, ray_cpus=ray_cpus)
+                         ray=ray_address, ray_cpus=ray_cpus, sprt=sprt)
         except RayError as exc:
             raise click.ClickException(str(exc)) from None
     lines = ["# Strength ledger summary", "",
              f"Generated by `ringgames strength` from `{ledger}` (one line per game; rerun with `--summary-only` "
              "to refresh). Score of the level in the row; 95% intervals (normal approximation). Targets: "
-             "≥ 0.90 against `random` from level 2, ≥ 0.60 against the level below. `engine`: `python` marks "
+             "≥ 0.90 against `random` from level 2, ≥ 0.60 against the level below; issue #35: level 5 ≥ 0.80 "
+             "against `baseline:5`, level 3 ≥ 0.65 against `baseline:4`. With more than two players (`rings (4 "
+             "players)`) a game counts as who won it: W when only the row's seats won, L when only the opponent's, "
+             "D when both shared the win or nobody won; the score is the row's share of the games. A row played as "
+             "a sequential test (`--sprt`) says how the test ended. `engine`: `python` marks "
              "games played on a pure-Python rules engine (Gygès before its kernel), `kernel-nojit` games whose "
              "kernel ran without numba's JIT. \"not today's level\": the row's specs are not those of the "
              "levels below (an earlier definition, or scaled budgets).", "",
              "Levels now:", "", "| game | 1 | 2 | 3 | 4 | 5 |", "|---|---|---|---|---|---|"]
     for g in GAMES:
-        t = LEVELS.get(g, DEFAULT)
-        lines.append(f"| {g} | " + " | ".join(f"`{t[i]}`" for i in range(1, 6)) + " |")
-    lines += ["", ledger_table(read_ledger(ledger), current=current_pairings(GAMES))]
+        if not _available(g):
+            continue
+        seen: dict[tuple, list[int]] = {}
+        for n in player_counts(g):
+            seen.setdefault(tuple(spec_for(g, i, players=n) for i in range(1, 6)), []).append(n)
+        for specs, ns in seen.items():
+            who = "" if ns == [2] else f" ({ns[0]} players)" if len(ns) == 1 else f" ({ns[0]}–{ns[-1]} players)"
+            lines.append(f"| {g}{who} | " + " | ".join(f"`{x}`" for x in specs) + " |")
+    lines += ["", ledger_table(read_ledger(ledger), current=current_pairings([g for g in GAMES if _available(g)]))]
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text("\n".join(lines))
     click.echo("\n".join(lines))

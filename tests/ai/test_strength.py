@@ -68,7 +68,7 @@ def test_ledger_table_marks_rows_that_are_not_todays_levels():
     from ringgames.ai.strength import current_pairings
 
     cur = current_pairings(["yinsh"])
-    assert ("yinsh", 3, "search:time=0.8", "random") in cur
+    assert ("yinsh", 3, "search:time=0.8", "random", 2) in cur
     rows = {line.split("|")[3].strip(): line for line in ledger_table(recs, current=cur).splitlines()
             if line.startswith("| yinsh ")}
     assert "not today's level" not in rows["`search:time=0.8`"]
@@ -89,3 +89,91 @@ def test_games_without_the_jit_are_labelled_and_warned_about(tmp_path, monkeypat
     assert "without numba's JIT" in r.output
     assert read_ledger(ledger)[0]["engine"] == "kernel-nojit"
     assert "| kernel-nojit |" in (tmp_path / "r.md").read_text()
+
+
+# -- more than two players, issue #35's targets, and the sequential test --------------------------------------------
+
+def test_current_pairings_hold_every_number_of_players_a_game_allows():
+    from ringgames.ai.levels import spec_for
+    from ringgames.ai.strength import current_pairings
+
+    cur = current_pairings(["rings", "gyges"])
+    for n in range(2, 7):
+        assert ("rings", 5, spec_for("rings", 5, players=n), spec_for("rings", 4, players=n), n) in cur
+    assert ("rings", 5, "uct:time=5,c=0.2,convert=all,quiesce=1", "uct:time=1,c=0.2", 4) in cur
+    assert ("rings", 5, "uct:time=5,c=0.2,convert=all,quiesce=1", "uct:time=1,c=0.2", 2) not in cur
+    assert {p[4] for p in cur if p[0] == "gyges"} == {2}
+
+
+def test_a_four_player_pairing_counts_who_won_each_game(tmp_path):
+    from ringgames.ai.match import play_game
+
+    ledger, out = tmp_path / "r.jsonl", tmp_path / "r.md"
+    r = CliRunner().invoke(main, ["strength", "--game", "rings", "--players", "4", "--levels", "2", "--opponents",
+                                  "below", "--games", "2", "--seed", "5", "--ledger", str(ledger), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    recs = read_ledger(ledger)
+    assert [x["seats"] for x in recs] == [["greedy", "greedy:eval=0"] * 2, ["greedy:eval=0", "greedy"] * 2]
+    for x in recs:  # the same game played again gives the recorded result: who won, and the pairwise score
+        g = play_game("rings", x["seats"], index=x["index"], seed=5, players=4)
+        assert x["players"] == 4 and x["won"] == g.side_for("greedy") and x["score"] == g.score_for("greedy")
+        assert x["actions"] == g.actions
+    w = sum(x["won"] == 1.0 for x in recs)
+    lost = sum(x["won"] == 0.0 for x in recs)
+    row = [line for line in out.read_text().splitlines() if line.startswith("| rings (4 players) | 2 |")][0]
+    assert f"| 2 (5) | {w}-{2 - w - lost}-{lost} |" in row and "provisional (2 of 100 games)" in row
+    assert "not today's level" not in row  # today's 4-player level 2 against level 1
+    assert "| rings (4–6 players) | `greedy:eval=0` | `greedy` | `uct:time=0.5` |" in out.read_text()
+    # the two-player pairing of the same specs is another row, and no game of it was played
+    assert not [line for line in out.read_text().splitlines() if line.startswith("| rings | 2 |")]
+
+
+def test_players_a_game_does_not_take_are_refused(tmp_path):
+    r = CliRunner().invoke(main, ["strength", "--game", "yinsh", "--players", "3", "--ledger", str(tmp_path / "r"),
+                                  "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "yinsh is not played by 3 players" in r.output
+    assert not (tmp_path / "r").exists()
+    r = CliRunner().invoke(main, ["strength", "--game", "rings", "--levels", "6", "--ledger", str(tmp_path / "r")])
+    assert r.exit_code == 2 and "levels are 1–5" in r.output
+
+
+def test_a_pairing_played_as_a_sequential_test_stops_when_it_decides(tmp_path):
+    ledger, out = tmp_path / "r.jsonl", tmp_path / "r.md"
+    args = ["strength", "--game", "gyges", "--levels", "2", "--opponents", "random", "--games", "30", "--seed", "2",
+            "--sprt", "0,400", "--ledger", str(ledger), "--out", str(out)]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    recs = read_ledger(ledger)
+    # greedy wins every game against random: 0 against 400 Elo is decided after 5 wins (ai/sprt.py)
+    assert [x["score"] for x in recs] == [1.0] * 5 and all(x["sprt"] == [0.0, 400.0, 0.05, 0.05] for x in recs)
+    assert "H1 accepted at game 5" in out.read_text()
+    row = [line for line in out.read_text().splitlines() if line.startswith("| gyges | 2 |")][0]
+    assert "SPRT 0/400 (α 0.05, β 0.05, seed 2): H1 accepted at game 5, LLR 2.99 |" in row and "provisional" not in row
+    # a rerun replays the test over the ledger and plays nothing
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0 and "decided by the games in" in r.output and len(read_ledger(ledger)) == 5
+    # other bounds are another test: it starts from no game of its own (the games already played are not replayed)
+    r = CliRunner().invoke(main, args[:-4] + ["--sprt", "0,200", "--games", "9", "--ledger", str(ledger), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    recs = read_ledger(ledger)
+    assert [x["index"] for x in recs] == [0, 1, 2, 3, 4, 5, 6, 7, 8]
+    assert "SPRT 0/200 (α 0.05, β 0.05, seed 2): running after 4 games" in out.read_text()
+    bad = CliRunner().invoke(main, args[:-4] + ["--sprt", "300,100", "--ledger", str(ledger)])
+    assert bad.exit_code == 2 and "elo1 > elo0" in bad.output
+
+
+def test_ledger_table_counts_multiplayer_games_by_who_won_and_marks_the_issues_targets():
+    base = {"game": "rings", "level": 5, "opponent": "baseline:5,scale=0.05", "a": "A", "b": "baseline:5,scale=0.05",
+            "seed": 1, "engine": "kernel", "players": 4}
+    # pairwise scores would say 0.75 for a game one of A's two seats won; who won says 1
+    recs = [dict(base, index=i, score=0.75, won=1.0) for i in range(8)] + [dict(base, index=8, score=0.5, won=0.5),
+                                                                         dict(base, index=9, score=0.25, won=0.0)]
+    row = [line for line in ledger_table(recs).splitlines() if line.startswith("| rings (4 players) | 5 |")][0]
+    assert "| 10 (1) | 8-1-1 | 0.850 (" in row and "| met (interval reaches below); provisional (10 of 100 games)" in row
+    low = [dict(r, won=0.0) if r["index"] < 3 else r for r in recs]
+    assert "**missed** (< 0.80)" in ledger_table(low)
+    three = [dict(r, level=3, opponent="baseline:4", b="baseline:4", won=1.0 if r["index"] < 6 else 0.0) for r in recs]
+    assert "**missed** (< 0.65)" in ledger_table(three)  # 0.60 of the games
+    two = [dict(r, players=2) for r in recs]
+    two_row = [line for line in ledger_table(two).splitlines() if line.startswith("| rings | 5 |")][0]
+    assert "| 10 (1) | 0-10-0 | 0.675 (" in two_row  # two players: the score itself

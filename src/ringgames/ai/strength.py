@@ -3,7 +3,21 @@
 For each game and level L: L against ``random`` and L against level L−1
 (``games`` games each, colours alternated, seeds fixed), with the score of L,
 its Elo difference and 95% interval, and whether it meets the targets
-(≥ 90% against random for L ≥ 2; ≥ 60% against the level below).
+(≥ 90% against random for L ≥ 2; ≥ 60% against the level below; against the
+frozen levels of issue #35, level 5 ≥ 80% against ``baseline:5`` and level 3
+≥ 65% against ``baseline:4``).
+
+With more than two players (RINGS 3–6) the seats are dealt A-B-A-B… rotating
+(``ai/match.seating``) and a game counts as who won it: 1 if only A's seats won,
+0 if only B's, ½ if both shared the win or nobody won (``GameResult.side_for``):
+the pairwise score hides that (docs/ai.md). A pairing can be played as a
+sequential test (``sprt``): it stops once the test decides, and the report
+replays the test over the ledger's games in the order they finished.
+
+>>> target_for(5, "baseline:5,scale=0.05"), target_for(3, "baseline:4"), target_for(4, "level 3")
+(0.8, 0.65, 0.6)
+>>> target_for(1, "random"), target_for(2, "random"), target_for(4, "baseline:5")
+(None, 0.9, None)
 """
 
 from __future__ import annotations
@@ -15,7 +29,8 @@ from typing import Any
 from .. import load_game
 from .levels import spec_for
 
-__all__ = ["search_speed", "LEDGER", "pairings", "current_pairings", "read_ledger", "run_pairings", "ledger_table"]
+__all__ = ["search_speed", "LEDGER", "pairings", "current_pairings", "read_ledger", "run_pairings", "ledger_table",
+           "target_for", "game_value", "player_counts"]
 
 
 def search_speed(name: str, seconds: float = 1.0, seed: int = 1) -> dict:
@@ -61,30 +76,65 @@ LEDGER = "docs/strength/results.jsonl"
 MIN_GAMES = 100  # games a row needs before its target is called (issue #5: "at least 100 games each")
 
 
-def pairings(name: str, levels, scale: float = 1.0, opponents=("random", "below"), against: str | None = None) -> list[dict]:
-    """The pairings of the report for one game: each level against ``random`` (target 0.90 from
-    level 2) and against the level below (target 0.60); with ``against`` (an agent spec such as
-    ``baseline:5`` or ``engine:CMD``), each level against that spec instead (no target)."""
+def target_for(level: int, opponent: str) -> float | None:
+    """The score a level must reach against ``opponent`` (``random``, ``level N`` or an agent spec): 0.90 against
+    random from level 2, 0.60 against the level below, and issue #35's targets against the frozen levels —
+    level 5 0.80 against ``baseline:5``, level 3 0.65 against ``baseline:4`` (any ``scale=``); else None."""
+    import re
+
+    if opponent == "random":
+        return 0.9 if level >= 2 else None
+    if opponent.startswith("level "):
+        return 0.6
+    m = re.fullmatch(r"baseline:(\d)(,.*)?", opponent)
+    if m:
+        return {(5, 5): 0.8, (3, 4): 0.65}.get((level, int(m.group(1))))
+    return None
+
+
+def player_counts(name: str) -> range:
+    """The numbers of players ``name`` can be played with (RINGS 2–6, the others 2)."""
+    lo, hi = getattr(load_game(name), "player_range", (2, 2))
+    return range(lo, hi + 1)
+
+
+def pairings(name: str, levels, scale: float = 1.0, opponents=("random", "below"), against: str | None = None,
+             players: int = 2) -> list[dict]:
+    """The pairings of the report for one game and number of players: each level against ``random`` (target 0.90
+    from level 2) and against the level below (target 0.60); with ``against`` (an agent spec such as
+    ``baseline:5`` or ``engine:CMD``), each level against that spec instead (target: :func:`target_for`)."""
     out = []
     for lv in levels:
-        me = spec_for(name, lv, scale)
+        me = spec_for(name, lv, scale, players=players)
         if against is not None:
-            out.append({"game": name, "level": lv, "opponent": against, "a": me, "b": against, "target": None})
+            out.append({"game": name, "level": lv, "opponent": against, "a": me, "b": against,
+                        "target": target_for(lv, against), "players": players})
             continue
         if "random" in opponents:
             out.append({"game": name, "level": lv, "opponent": "random", "a": me, "b": "random",
-                        "target": 0.9 if lv >= 2 else None})
+                        "target": target_for(lv, "random"), "players": players})
         if "below" in opponents and lv > 1:
-            opp = spec_for(name, lv - 1, scale)
+            opp = spec_for(name, lv - 1, scale, players=players)
             if opp == me:
                 opp += ("," if ":" in opp else ":") + "seed=999"
-            out.append({"game": name, "level": lv, "opponent": f"level {lv - 1}", "a": me, "b": opp, "target": 0.6})
+            out.append({"game": name, "level": lv, "opponent": f"level {lv - 1}", "a": me, "b": opp, "target": 0.6,
+                        "players": players})
     return out
 
 
 def current_pairings(names) -> set:
-    """``(game, level, a, b)`` of every pairing of the levels as defined now (real budgets)."""
-    return {(p["game"], p["level"], p["a"], p["b"]) for g in names for p in pairings(g, range(1, 6))}
+    """``(game, level, a, b, players)`` of every pairing of the levels as defined now (real budgets), for every
+    number of players each game allows."""
+    return {(p["game"], p["level"], p["a"], p["b"], p["players"]) for g in names for n in player_counts(g)
+            for p in pairings(g, range(1, 6), players=n)}
+
+
+def game_value(rec: dict) -> float | None:
+    """What a ledger game counts for A: with two players its score (1, ½, 0); with more, who won it (``won``:
+    1 if only A's seats won, 0 if only B's, ½ if shared or nobody). None for a game without a result."""
+    if rec.get("players", 2) > 2:
+        return rec.get("won")
+    return rec.get("score")
 
 
 def read_ledger(path) -> list[dict]:
@@ -131,16 +181,42 @@ def _engine(name: str) -> str:
     return "kernel" if JIT_ENABLED else "kernel-nojit"
 
 
-def _record(pr: dict, r, seed: int, engine: str, commit: str | None) -> dict:
-    """The ledger line of a finished game ``r`` (a :class:`~ringgames.ai.match.GameResult`) of pairing ``pr``."""
+def _record(pr: dict, r, seed: int, engine: str, commit: str | None, sprt: tuple | None = None) -> dict:
+    """The ledger line of a finished game ``r`` (a :class:`~ringgames.ai.match.GameResult`) of pairing ``pr``
+    (``players`` and ``won`` only with more than two players; ``sprt``: the test the pairing was played under)."""
     rec = {"game": pr["game"], "level": pr["level"], "opponent": pr["opponent"], "a": pr["a"], "b": pr["b"],
            "seed": seed, "index": r.index, "seats": r.seats, "score": r.score_for(pr["a"]),
            "reason": r.reason, "actions": r.actions, "seconds": round(r.seconds, 2),
            "think_a": round(r.think.get(pr["a"], 0.0), 2), "engine": engine,
            "date": time.strftime("%Y-%m-%d"), "python": platform.python_version(), "commit": commit}
+    players = pr.get("players", 2)
+    if players > 2:
+        rec["players"] = players
+        rec["won"] = r.side_for(pr["a"])
+        rec["think_b"] = round(r.think.get(pr["b"], 0.0), 2)
+    if sprt is not None:
+        rec["sprt"] = list(sprt)
     if r.error is not None:
         rec["error"] = r.error
     return rec
+
+
+def _key(rec: dict) -> tuple:
+    """A ledger game's identity: the same game is never played twice for a ledger."""
+    return rec["game"], rec["a"], rec["b"], rec["seed"], rec["index"], rec.get("players", 2)
+
+
+def _sprt_of(records: list[dict], sprt: tuple):
+    """The sequential test ``sprt`` = (elo0, elo1, alpha, beta) replayed over ``records`` (one pairing's games, in
+    the order they finished), as it was when they were played."""
+    from .sprt import SPRT
+
+    test = SPRT(*sprt)
+    for r in records:
+        v = game_value(r)
+        if v is not None and r.get("reason") != "error":
+            test.add(v)
+    return test
 
 
 def _ray_job(key: int, args: tuple):
@@ -151,44 +227,69 @@ def _ray_job(key: int, args: tuple):
 
 
 def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1, echo=print,
-                 ray: str | None = None, ray_cpus: int | None = None) -> None:
+                 ray: str | None = None, ray_cpus: int | None = None, sprt: tuple | None = None) -> None:
     """Play the games of ``pairs`` that ``ledger`` does not hold yet (game ``i`` of a pairing and seed
-    is always the same game, colours alternating with ``i``) and append each to the ledger as it
+    is always the same game, colours alternating with ``i``; with more than two players, a pairing's
+    ``players``, the seats dealt A-B-A-B… rotating) and append each to the ledger as it
     finishes, so the report can be run in pieces and resumed after an interruption.
+
+    ``sprt`` = (elo0, elo1, alpha, beta): play each pairing as a sequential test (:mod:`.sprt`) over the games
+    in the order they finish, the ledger's earlier games of that test first; once it decides no more games of the
+    pairing start (games already running finish and are recorded, as ``match --sprt`` reports them). ``games`` is
+    then the most a pairing plays. Not with ``ray``.
 
     ``ray``: play them as Ray tasks (``ringgames.raytasks``; ``""`` a local Ray instance with ``ray_cpus``
     CPUs, else a cluster's address), every pairing's games submitted at once and each written to the
     ledger as it finishes (the same lines as the local runner's, in the order the games end)."""
     import json
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
     from pathlib import Path
 
     from ..jit import JIT_ENABLED
     from .match import _play_job, seating
+    from .sprt import SPRT
 
     if not JIT_ENABLED:
         echo("warning: the rules kernels run without numba's JIT (numba missing or RINGGAMES_NO_JIT set): "
              "time-budgeted levels will search far less than on a normal install; these games are "
              "recorded with engine 'kernel-nojit' and summarised apart")
+    if sprt is not None and ray is not None:
+        raise ValueError("a sequential test cannot stop games on Ray: use jobs")
     path = Path(ledger)
     path.parent.mkdir(parents=True, exist_ok=True)
     # a game that ended as an error (an external engine's illegal move, crash, timeout) is played again
-    have = {(r["game"], r["a"], r["b"], r["seed"], r["index"]) for r in read_ledger(path) if r.get("reason") != "error"}
+    done = [r for r in read_ledger(path) if r.get("reason") != "error"]
+    have = {_key(r) for r in done}
     plans = []
+    tests: dict[int, SPRT] = {}
     for pr in pairs:
-        todo = [i for i in range(games) if (pr["game"], pr["a"], pr["b"], seed, i) not in have]
-        label = f"{pr['game']} L{pr['level']} vs {pr['opponent']}"
+        players = pr.get("players", 2)
+        todo = [i for i in range(games) if (pr["game"], pr["a"], pr["b"], seed, i, players) not in have]
+        label = f"{pr['game']}{'' if players == 2 else f' ({players} players)'} L{pr['level']} vs {pr['opponent']}"
+        if sprt is not None:
+            earlier = [r for r in done if _key(r)[:4] == (pr["game"], pr["a"], pr["b"], seed)
+                       and r.get("players", 2) == players and r.get("sprt") == list(sprt)]
+            test = _sprt_of(earlier, sprt)
+            if test.status != "running":
+                echo(f"{label}: decided by the games in {path}: {test.line()}")
+                continue
+            tests[id(pr)] = test
         if not todo:
             echo(f"{label}: {games} games already in {path}")
             continue
         plans.append((pr, label, todo))
 
     def write(pr: dict, label: str, r, engine: str, commit: str | None) -> None:
-        rec = _record(pr, r, seed, engine, commit)
+        rec = _record(pr, r, seed, engine, commit, sprt)
         if r.error is not None:
             echo(f"{label}: game {r.index + 1} ended as an error (not counted): {r.error}")
         with path.open("a") as f:
             f.write(json.dumps(rec) + "\n")
+        test = tests.get(id(pr))
+        v = game_value(rec)
+        if test is not None and v is not None and r.error is None:
+            test.add(v)
+            echo(f"{label}: game {r.index + 1}: {test.line()}")
 
     if ray is not None and plans:
         from ..raytasks import imap_unordered, session
@@ -197,8 +298,8 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
         tasks = []
         for k, (pr, label, todo) in enumerate(plans):
             echo(f"{label}: {len(todo)} of {games} games to play")
-            specs = [pr["a"], pr["b"]]
-            tasks += [(k, ((pr["game"], seating(specs, 2, i), i, seed), {"players": 2})) for i in todo]
+            specs, n = [pr["a"], pr["b"]], pr.get("players", 2)
+            tasks += [(k, ((pr["game"], seating(specs, n, i), i, seed), {"players": n})) for i in todo]
         left = [len(todo) for _pr, _label, todo in plans]
         t0 = time.perf_counter()
         with session(ray, num_cpus=ray_cpus):
@@ -213,57 +314,83 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
         echo(f"{label}: {len(todo)} of {games} games to play")
         engine = _engine(pr["game"])
         commit = _commit()
-        specs = [pr["a"], pr["b"]]
-        args = [((pr["game"], seating(specs, 2, i), i, seed), {"players": 2}) for i in todo]
+        specs, n = [pr["a"], pr["b"]], pr.get("players", 2)
+        args = [((pr["game"], seating(specs, n, i), i, seed), {"players": n}) for i in todo]
+        test = tests.get(id(pr))
+
+        def decided(test: SPRT | None = test) -> bool:
+            return test is not None and test.status != "running"
+
         t0 = time.perf_counter()
-        ex = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
-        try:
-            results = ex.map(_play_job, args) if ex else map(_play_job, args)
-            for r in results:
-                write(pr, label, r, engine, commit)
-        finally:
-            if ex:
-                ex.shutdown()
-        echo(f"{label}: done in {time.perf_counter() - t0:.0f} s")
+        if jobs > 1:
+            with ProcessPoolExecutor(max_workers=jobs) as ex:
+                futs = [ex.submit(_play_job, a) for a in args]
+                for f in as_completed(futs):
+                    if f.cancelled():
+                        continue
+                    write(pr, label, f.result(), engine, commit)
+                    if decided():
+                        for other in futs:
+                            other.cancel()  # games not started yet; those running finish and are recorded
+        else:
+            for a in args:
+                write(pr, label, _play_job(a), engine, commit)
+                if decided():
+                    break
+        end = f"; {test.line()}" if test is not None else ""
+        echo(f"{label}: done in {time.perf_counter() - t0:.0f} s{end}")
 
 
 def ledger_table(records: list[dict], targets: dict | None = None, current: set | None = None) -> str:
-    """Markdown table of a ledger: one row per (game, level, opponent, agent specs), all seeds
-    together, with W-D-L, score, Elo and its 95% interval, and the target met or missed.
+    """Markdown table of a ledger: one row per (game, number of players, level, opponent, agent specs), all seeds
+    together, with W-D-L, score, Elo and its 95% interval, and the target met or missed (:func:`target_for`).
+    With more than two players the row counts who won each game (:func:`game_value`: A's share of the games),
+    labelled ``rings (4 players)``. A pairing played as a sequential test gets the test's outcome, replayed over
+    its games in the ledger's order (one test per seed and bounds).
 
-    ``current``: the ``(game, level, a, b)`` of the pairings of today's levels (see
+    ``current``: the ``(game, level, a, b, players)`` of the pairings of today's levels (see
     :func:`current_pairings`); a row outside it (an earlier definition of a level, or scaled
-    budgets) says so in its target column. A row with fewer than :data:`MIN_GAMES` games is
+    budgets) says so in its target column. A row with fewer than :data:`MIN_GAMES` games and no decided test is
     marked provisional: its "met" or "missed" is the trend so far, not the verdict."""
     from .match import elo_summary
 
     groups: dict = {}
     for r in records:
-        if r.get("score") is None:
+        if game_value(r) is None:
             continue
         # games on a different rules engine (Gygès before its kernel) are summarised apart
-        key = (r["game"], r["level"], r["opponent"], r["a"], r["b"], r.get("engine", "?"))
+        key = (r["game"], r.get("players", 2), r["level"], r["opponent"], r["a"], r["b"], r.get("engine", "?"))
         groups.setdefault(key, []).append(r)
     lines = ["| game | level | agent | opponent | games (seeds) | W-D-L | score (95% CI) | Elo (95% CI) | target | engine |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    for key in sorted(groups, key=lambda k: (k[0], k[1], k[2] != "random", k[3], k[4], k[5])):
-        game, lv, opp, a, b, _engine_name = key
+    for key in sorted(groups, key=lambda k: (k[0], k[1], k[2], k[3] != "random", k[4], k[5], k[6])):
+        game, players, lv, opp, a, b, _engine_name = key
         rs = groups[key]
-        scores = [r["score"] for r in rs]
+        scores = [float(game_value(r)) for r in rs]  # type: ignore[arg-type]
         e = elo_summary(scores)
         n = len(scores)
         w = sum(1 for x in scores if x == 1.0)
         lo_ = sum(1 for x in scores if x == 0.0)
-        target = 0.6 if opp.startswith("level") else (0.9 if lv >= 2 else None) if opp == "random" else None
+        target = target_for(lv, opp)
         if target is None:
             ok = ""
         elif e["score"] >= target:
             ok = "met" + ("" if e["score_low"] >= target else " (interval reaches below)")
         else:
             ok = f"**missed** (< {target:.2f})"
-        if current is not None and (game, lv, a, b) not in current:
+        tested = []
+        for bounds_seed in sorted({(tuple(r["sprt"]), r["seed"]) for r in rs if r.get("sprt")}):
+            test = _sprt_of([r for r in rs if r.get("sprt") and (tuple(r["sprt"]), r["seed"]) == bounds_seed],
+                            bounds_seed[0])
+            counted = test.wins + test.draws + test.losses
+            when = f"{test.status} accepted at game {counted}" if test.status != "running" else f"running after {counted} games"
+            tested.append(f"SPRT {test.elo0:g}/{test.elo1:g} (α {test.alpha:g}, β {test.beta:g}, seed {bounds_seed[1]}): "
+                          f"{when}, LLR {test.llr:.2f}")
+        if tested:
+            ok = (ok + "; " if ok else "") + "; ".join(tested)
+        if current is not None and (game, lv, a, b, players) not in current:
             ok = (ok + "; " if ok else "") + "not today's level"
-        if target is not None and n < MIN_GAMES:
+        if target is not None and n < MIN_GAMES and not any("accepted" in t for t in tested):
             ok += f"; provisional ({n} of {MIN_GAMES} games)"
         seeds = ",".join(str(s) for s in sorted({r["seed"] for r in rs}))
         engines = "/".join(sorted({r.get("engine", "?") for r in rs}))
@@ -271,6 +398,7 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
             elo = "none (1 game)"
         else:
             elo = f"{e['elo']:+.0f} ({e['elo_low']:+.0f} … {e['elo_high']:+.0f})" + (" clipped" if e["elo_clipped"] else "")
-        lines.append(f"| {game} | {lv} | `{a}` | {opp} (`{b}`) | {n} ({seeds}) | {w}-{n - w - lo_}-{lo_} | "
+        label = game if players == 2 else f"{game} ({players} players)"
+        lines.append(f"| {label} | {lv} | `{a}` | {opp} (`{b}`) | {n} ({seeds}) | {w}-{n - w - lo_}-{lo_} | "
                      f"{e['score']:.3f} ({e['score_low']:.2f}–{e['score_high']:.2f}) | {elo} | {ok} | {engines} |")
     return "\n".join(lines) + "\n"
