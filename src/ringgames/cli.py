@@ -50,9 +50,14 @@ moves_opt = click.option("--moves", default=None, help='Actions to play first, i
 
 
 def _sprt_test(sprt_elo, alpha, beta):
-    """The SPRT of ``--sprt ELO0,ELO1 --alpha A --beta B`` (None without ``--sprt``); a clear error for bad values."""
+    """The SPRT of ``--sprt ELO0,ELO1 --alpha A --beta B`` (None without ``--sprt``); a clear error for bad values,
+    and for ``--alpha``/``--beta`` without ``--sprt``."""
     if sprt_elo is None:
+        if alpha is not None or beta is not None:
+            raise click.UsageError("--alpha and --beta are the sequential test's error rates: give --sprt too")
         return None
+    alpha = 0.05 if alpha is None else alpha
+    beta = 0.05 if beta is None else beta
     from .ai.sprt import SPRT
 
     try:
@@ -70,10 +75,10 @@ sprt_opts = [
                  help="Sequential test of H0 'A is ELO0 Elo stronger' against H1 'ELO1': stop when the LLR crosses a "
                       "bound (--games is then the most games played). Not with --ray. With more than two seats a game "
                       "counts as who won it (A's side 1, the other 0, shared or none ½)."),
-    click.option("--alpha", "sprt_alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-                 show_default=True, help="SPRT: chance of accepting H1 when H0 holds."),
-    click.option("--beta", "sprt_beta", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-                 show_default=True, help="SPRT: chance of accepting H0 when H1 holds."),
+    click.option("--alpha", "sprt_alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+                 help="SPRT: chance of accepting H1 when H0 holds (default 0.05)."),
+    click.option("--beta", "sprt_beta", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+                 help="SPRT: chance of accepting H0 when H1 holds (default 0.05)."),
 ]
 
 
@@ -387,9 +392,9 @@ def _ray_setup(ray_address, jobs_param="jobs"):
     return None
 
 
-def _check_specs(specs, external: bool = True, game=None):
+def _check_specs(specs, external: bool = True, game=None, hint: str | None = None):
     """Refuse a bad agent spec before any game; with ``game`` (a Game) also what only the game decides (a level's
-    agent for it, an evaluation's name)."""
+    agent for it, an evaluation's name). ``hint``: the option the specs came from, named in the error."""
     from .ai.agents import check_spec, make_agent
 
     for spec in specs:
@@ -399,7 +404,7 @@ def _check_specs(specs, external: bool = True, game=None):
             else:
                 agent = check_spec(spec, game.name, game.num_players, external=external)
         except ValueError as exc:
-            raise click.BadParameter(str(exc)[:300]) from None
+            raise click.BadParameter(str(exc)[:300], param_hint=hint) from None
         close = getattr(agent, "close", None)  # an external engine is only started by its first game
         if close is not None:
             close()
@@ -618,7 +623,7 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
     """
     from pathlib import Path
 
-    from .ai.levels import spec_for
+    from .ai.levels import check_scale, spec_for
     from .ai.strength import (
         _available,
         current_pairings,
@@ -636,7 +641,19 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
         raise click.BadParameter(f"give a level or a range such as 1-3, not {levels[:40]!r}", param_hint="--levels") from None
     if not lv or not set(lv) <= set(range(1, 6)):
         raise click.BadParameter(f"levels are 1–5, not {levels[:40]!r}", param_hint="--levels")
-    names = [g for g in (list(games_) or list(GAMES)) if _available(g)]
+    try:
+        scale = check_scale(scale)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--scale") from None
+    if Path(out).resolve() == Path(ledger).resolve():
+        raise click.BadParameter("the report would overwrite the ledger: give --out another file", param_hint="--out")
+    try:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        if Path(out).is_dir():
+            raise IsADirectoryError(21, "is a directory")
+    except OSError as exc:  # before any game is played, not after
+        raise click.BadParameter(f"cannot write {str(out)[:100]!r}: {exc.strerror}", param_hint="--out") from None
+    names = list(dict.fromkeys(g for g in (list(games_) or list(GAMES)) if _available(g)))  # each game once
     if players != 2:
         wrong = [g for g in names if players not in player_counts(g)]
         if wrong and games_:
@@ -644,10 +661,21 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
         names = [g for g in names if g not in wrong]  # no --game: the games that take that many players
     opp = ("random", "below") if opponents == "both" else (opponents,)
     if against is not None:
-        _check_specs([against])
+        if not summary_only:
+            for g in names:
+                game = load_game(g, None, players)
+                _check_specs([against], game=game, hint="--against")
+                mine = {spec_for(g, lv_, scale, players=players) for lv_ in lv}
+                if against in mine:  # one spec on both sides: its results could not be told apart
+                    raise click.BadParameter(f"{against[:80]!r} is the spec of a level measured here: give the other "
+                                             "side another spec (e.g. add seed=2)", param_hint="--against")
+        else:
+            _check_specs([against], hint="--against")
     test = _sprt_test(sprt_elo, sprt_alpha, sprt_beta)
     if test is not None and ray_address is not None:
         raise click.UsageError("--sprt cannot stop games on Ray: use --jobs")
+    if test is not None and summary_only:
+        raise click.UsageError("--sprt plays games: not with --summary-only (the report gives every test's outcome)")
     if not summary_only:
         from .raytasks import RayError
 
@@ -680,7 +708,15 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
         for specs, ns in seen.items():
             who = "" if ns == [2] else f" ({ns[0]} players)" if len(ns) == 1 else f" ({ns[0]}–{ns[-1]} players)"
             lines.append(f"| {g}{who} | " + " | ".join(f"`{x}`" for x in specs) + " |")
-    lines += ["", ledger_table(read_ledger(ledger), current=current_pairings([g for g in GAMES if _available(g)]))]
+    problems: list[tuple[int, str]] = []
+    records = read_ledger(ledger, problems)
+    lines += ["", ledger_table(records, current=current_pairings([g for g in GAMES if _available(g)]))]
+    if problems:  # bounded: the first few, and how many
+        shown = "; ".join(f"line {n}: {why}" for n, why in problems[:5])
+        more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""
+        note = f"{len(problems)} ledger line(s) skipped (not counted): {shown}{more}"
+        click.echo(f"warning: {note}", err=True)
+        lines += ["", f"**{note}.**", ""]
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text("\n".join(lines))
     click.echo("\n".join(lines))

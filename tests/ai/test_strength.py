@@ -158,6 +158,7 @@ def test_a_pairing_played_as_a_sequential_test_stops_when_it_decides(tmp_path):
     recs = read_ledger(ledger)
     assert [x["index"] for x in recs] == [0, 1, 2, 3, 4, 5, 6, 7, 8]
     assert "SPRT 0/200 (α 0.05, β 0.05, seed 2): running after 4 games" in out.read_text()
+    assert "5 games of this pairing and seed in" in r.output and "played outside this test" in r.output
     bad = CliRunner().invoke(main, args[:-4] + ["--sprt", "300,100", "--ledger", str(ledger)])
     assert bad.exit_code == 2 and "elo1 > elo0" in bad.output
 
@@ -177,3 +178,97 @@ def test_ledger_table_counts_multiplayer_games_by_who_won_and_marks_the_issues_t
     two = [dict(r, players=2) for r in recs]
     two_row = [line for line in ledger_table(two).splitlines() if line.startswith("| rings | 5 |")][0]
     assert "| 10 (1) | 0-10-0 | 0.675 (" in two_row  # two players: the score itself
+
+
+# -- a ledger that was cut, concatenated or edited by hand; options that would lose data -----------------------------
+
+def _game_line(**kw):
+    rec = {"game": "gyges", "level": 2, "opponent": "random", "a": "greedy", "b": "random", "seed": 7, "index": 0,
+           "score": 1.0, "engine": "kernel"}
+    return json.dumps({**rec, **kw})
+
+
+def test_bad_and_duplicate_ledger_lines_are_skipped_and_named(tmp_path):
+    from ringgames.ai.strength import record_problem
+
+    ledger, out = tmp_path / "r.jsonl", tmp_path / "r.md"
+    lines = [_game_line(index=0), _game_line(index=1, score=0.0), _game_line(index=0),  # line 3: line 1 again
+             _game_line(index=2, players="4"), _game_line(index=3, sprt="0,200"), "[1, 2]",
+             _game_line(index=4, score=2), _game_line(index=5, level="2"), _game_line(index=6, sprt=[200, 0, 0.05, 0.05]),
+             _game_line(index=7, players=4, score=0.75), '{"game": "gyg']
+    ledger.write_text("\n".join(lines))
+    problems: list = []
+    recs = read_ledger(ledger, problems)
+    assert [r["index"] for r in recs] == [0, 1]
+    assert [n for n, _ in problems] == [3, 4, 5, 6, 7, 8, 9, 10, 11]
+    assert problems[0][1] == "the same game as line 1"
+    assert "players must be a whole number from 2 to 6" in problems[1][1]
+    assert "sprt must be 4 numbers" in problems[2][1] and problems[3][1] == "not a JSON object"
+    assert "score must be a number from 0 to 1" in problems[4][1] and "level must be a whole number" in problems[5][1]
+    assert "elo1 > elo0" in problems[6][1] and "won must be 0, 0.5 or 1" in problems[7][1]
+    assert problems[8][1] == "not JSON (a torn line?)"
+    assert record_problem({"x": 1}) == "game must be a string, not 'None'"
+    r = CliRunner().invoke(main, ["strength", "--summary-only", "--ledger", str(ledger), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "warning: 9 ledger line(s) skipped (not counted): line 3: the same game as line 1; line 4:" in r.output
+    row = [line for line in out.read_text().splitlines() if line.startswith("| gyges | 2 |")][0]
+    assert "| 2 (7) | 1-0-1 | 0.500 (" in row and "| +0 (" in row  # never "-0"
+    assert "**9 ledger line(s) skipped (not counted)" in out.read_text()
+
+
+def test_a_torn_last_line_does_not_swallow_the_next_game(tmp_path):
+    ledger, out = tmp_path / "r.jsonl", tmp_path / "r.md"
+    ledger.write_text('{"game": "gyges", "lev')  # a write cut short
+    r = CliRunner().invoke(main, ["strength", "--game", "gyges", "--levels", "2", "--opponents", "random", "--games",
+                                  "2", "--seed", "7", "--ledger", str(ledger), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert [x["index"] for x in read_ledger(ledger)] == [0, 1]
+    r = CliRunner().invoke(main, ["strength", "--game", "gyges", "--levels", "2", "--opponents", "random", "--games",
+                                  "2", "--seed", "7", "--ledger", str(ledger), "--out", str(out)])
+    assert "2 games already in" in r.output and len(read_ledger(ledger)) == 2
+
+
+def test_options_that_would_lose_data_or_mean_nothing_are_refused(tmp_path):
+    ledger, out = tmp_path / "r.jsonl", tmp_path / "r.md"
+    ledger.write_text(_game_line() + "\n")
+    base = ["strength", "--game", "gyges", "--levels", "2", "--ledger", str(ledger)]
+    r = CliRunner().invoke(main, base + ["--summary-only", "--out", str(ledger)])
+    assert r.exit_code == 2 and "would overwrite the ledger" in r.output
+    assert read_ledger(ledger)[0]["score"] == 1.0
+    r = CliRunner().invoke(main, base + ["--out", str(tmp_path / "r.jsonl" / "x.md")])
+    assert r.exit_code == 2 and "cannot write" in r.output
+    r = CliRunner().invoke(main, base + ["--out", str(out), "--alpha", "0.1"])
+    assert r.exit_code == 2 and "give --sprt too" in r.output
+    r = CliRunner().invoke(main, base + ["--out", str(out), "--summary-only", "--sprt", "0,50"])
+    assert r.exit_code == 2 and "not with --summary-only" in r.output
+    r = CliRunner().invoke(main, base + ["--out", str(out), "--against", "greedy"])
+    assert r.exit_code == 2 and "is the spec of a level measured here" in r.output
+    r = CliRunner().invoke(main, base + ["--out", str(out), "--against", "alphabeta:eval=nosuch,time=0.01"])
+    assert r.exit_code == 2 and "--against" in r.output and "nosuch" in r.output
+    for bad in ("0", "-1", "nan"):
+        r = CliRunner().invoke(main, base + ["--out", str(out), "--scale", bad])
+        assert r.exit_code == 2 and "scale must be a number above 0" in r.output
+    assert len(ledger.read_text().splitlines()) == 1 and not out.exists()
+
+
+def test_with_two_jobs_a_decided_test_leaves_at_most_the_other_running_game(tmp_path):
+    ledger, out = tmp_path / "r.jsonl", tmp_path / "r.md"
+    r = CliRunner().invoke(main, ["strength", "--game", "gyges", "--levels", "2", "--opponents", "random", "--games",
+                                  "40", "--seed", "4", "--sprt", "0,400", "--jobs", "2", "--ledger", str(ledger),
+                                  "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert len(read_ledger(ledger)) in (5, 6)  # decided at the 5th win; one game may still have been running
+    assert "H1 accepted at game 5" in out.read_text()
+
+
+def test_an_against_row_of_todays_level_is_todays():
+    from ringgames.ai.strength import current_pairings
+
+    rec = {"game": "gyges", "level": 5, "opponent": "baseline:5", "a": "search:time=5,min=3", "b": "baseline:5",
+           "seed": 0, "index": 0, "score": 1.0, "engine": "kernel"}
+    cur = current_pairings(["gyges"])
+    row = [line for line in ledger_table([rec], current=cur).splitlines() if line.startswith("| gyges ")][0]
+    assert "not today's level" not in row and "provisional (1 of 100 games)" in row
+    old = dict(rec, a="search:time=4,min=3")
+    row = [line for line in ledger_table([old], current=cur).splitlines() if line.startswith("| gyges ")][0]
+    assert "not today's level" in row

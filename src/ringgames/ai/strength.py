@@ -22,15 +22,17 @@ replays the test over the ledger's games in the order they finished.
 
 from __future__ import annotations
 
+import math
 import platform
 import time
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, cast
 
 from .. import load_game
 from .levels import spec_for
 
 __all__ = ["search_speed", "LEDGER", "pairings", "current_pairings", "read_ledger", "run_pairings", "ledger_table",
-           "target_for", "game_value", "player_counts"]
+           "target_for", "game_value", "player_counts", "record_problem", "game_key"]
 
 
 def search_speed(name: str, seconds: float = 1.0, seed: int = 1) -> dict:
@@ -137,8 +139,63 @@ def game_value(rec: dict) -> float | None:
     return rec.get("score")
 
 
-def read_ledger(path) -> list[dict]:
-    """The games recorded in a ledger (an absent file is empty; a torn last line is skipped)."""
+def _number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def record_problem(rec: object) -> str | None:
+    """What is wrong with a ledger line (already parsed from JSON), or None if it is a game the report can count:
+    the keys a game needs with their types, ``players`` 2–6, a result in 0–1 (``won`` 0, ½ or 1 with more than
+    two players) unless the game ended as an error, and a valid ``sprt`` (4 numbers the test accepts).
+
+    >>> record_problem({"game": "yinsh", "level": 3, "opponent": "random", "a": "A", "b": "random", "seed": 0,
+    ...                 "index": 0, "score": 1.0})
+    >>> record_problem([1, 2])
+    'not a JSON object'
+    >>> record_problem({"game": "rings", "level": 3, "opponent": "random", "a": "A", "b": "random", "seed": 0,
+    ...                 "index": 0, "score": 0.75, "players": 4})
+    "won must be 0, 0.5 or 1 (who won a game of more than two players), not 'None'"
+    """
+    from .sprt import SPRT
+
+    if not isinstance(rec, dict):
+        return "not a JSON object"
+    for k in ("game", "opponent", "a", "b"):
+        if not isinstance(rec.get(k), str):
+            return f"{k} must be a string, not {str(rec.get(k))[:40]!r}"
+    for k, low in (("level", 1), ("seed", None), ("index", 0)):
+        v = rec.get(k)
+        if isinstance(v, bool) or not isinstance(v, int) or (low is not None and v < low):
+            return f"{k} must be a whole number{'' if low is None else f' from {low}'}, not {str(v)[:40]!r}"
+    players = rec.get("players", 2)
+    if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
+        return f"players must be a whole number from 2 to 6, not {str(players)[:40]!r}"
+    if rec.get("engine") is not None and not isinstance(rec.get("engine"), str):
+        return f"engine must be a string, not {str(rec.get('engine'))[:40]!r}"
+    error = rec.get("reason") == "error"
+    score = rec.get("score")
+    if not (score is None and error) and not (_number(score) and 0 <= cast(float, score) <= 1):
+        return f"score must be a number from 0 to 1, not {str(score)[:40]!r}"
+    if players > 2:
+        won = rec.get("won")
+        if not (won is None and error) and (not _number(won) or won not in (0, 0.5, 1)):
+            return f"won must be 0, 0.5 or 1 (who won a game of more than two players), not {str(won)[:40]!r}"
+    sprt = rec.get("sprt")
+    if sprt not in (None, []):
+        if not isinstance(sprt, list) or len(sprt) != 4 or not all(_number(x) for x in sprt):
+            return f"sprt must be 4 numbers [elo0, elo1, alpha, beta], not {str(sprt)[:60]!r}"
+        try:
+            SPRT(*sprt)
+        except ValueError as exc:
+            return f"sprt: {exc}"[:120]
+    return None
+
+
+def read_ledger(path, problems: list | None = None) -> list[dict]:
+    """The games recorded in a ledger (an absent file is empty). A line that is not a game the report can count
+    (:func:`record_problem`; a torn last line too) and a second line of the same game (:func:`game_key`: ledgers
+    concatenated, or a game listed twice; a game that ended as an error is no result and is played again, so its
+    lines are kept as they are) are skipped, and ``(line number, why)`` appended to ``problems``."""
     import json
     from pathlib import Path
 
@@ -146,15 +203,35 @@ def read_ledger(path) -> list[dict]:
     if not p.exists():
         return []
     out = []
-    for line in p.read_text().splitlines():
+    seen: dict[tuple, int] = {}
+    for n, line in enumerate(p.read_text(errors="replace").splitlines(), 1):
         line = line.strip()
         if not line:
             continue
         try:
-            out.append(json.loads(line))
+            rec = json.loads(line)
         except ValueError:
-            continue
+            why: str | None = "not JSON (a torn line?)"
+        else:
+            why = record_problem(rec)
+        if why is None and rec.get("reason") == "error":
+            out.append(rec)  # a failed attempt (an external engine's illegal move…): the game is played again
+        elif why is None:
+            key = game_key(rec)
+            if key in seen:
+                why = f"the same game as line {seen[key]}"
+            else:
+                seen[key] = n
+                out.append(rec)
+        if why is not None and problems is not None:
+            problems.append((n, why))
     return out
+
+
+def game_key(rec: dict) -> tuple:
+    """A ledger game's identity: game ``index`` of a pairing (game, opponent, both specs, players) and seed is always
+    the same game, so a ledger holds it once."""
+    return rec["game"], rec["opponent"], rec["a"], rec["b"], rec.get("players", 2), rec["seed"], rec["index"]
 
 
 def _commit() -> str | None:
@@ -201,11 +278,6 @@ def _record(pr: dict, r, seed: int, engine: str, commit: str | None, sprt: tuple
     return rec
 
 
-def _key(rec: dict) -> tuple:
-    """A ledger game's identity: the same game is never played twice for a ledger."""
-    return rec["game"], rec["a"], rec["b"], rec["seed"], rec["index"], rec.get("players", 2)
-
-
 def _sprt_of(records: list[dict], sprt: tuple):
     """The sequential test ``sprt`` = (elo0, elo1, alpha, beta) replayed over ``records`` (one pairing's games, in
     the order they finished), as it was when they were played."""
@@ -234,15 +306,16 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
     finishes, so the report can be run in pieces and resumed after an interruption.
 
     ``sprt`` = (elo0, elo1, alpha, beta): play each pairing as a sequential test (:mod:`.sprt`) over the games
-    in the order they finish, the ledger's earlier games of that test first; once it decides no more games of the
-    pairing start (games already running finish and are recorded, as ``match --sprt`` reports them). ``games`` is
-    then the most a pairing plays. Not with ``ray``.
+    in the order they finish, the ledger's earlier games of that test (same bounds, seed and engine) first; once it
+    decides no more games of the pairing start (with ``jobs`` > 1 the others already running finish and are
+    recorded, not counted, as ``match --sprt`` reports them). ``games`` is then the most a pairing plays. Games of
+    the pairing played outside the test (without it, or with other bounds) are not counted in it. Not with ``ray``.
 
     ``ray``: play them as Ray tasks (``ringgames.raytasks``; ``""`` a local Ray instance with ``ray_cpus``
     CPUs, else a cluster's address), every pairing's games submitted at once and each written to the
     ledger as it finishes (the same lines as the local runner's, in the order the games end)."""
     import json
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, as_completed, wait
     from pathlib import Path
 
     from ..jit import JIT_ENABLED
@@ -257,27 +330,37 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
         raise ValueError("a sequential test cannot stop games on Ray: use jobs")
     path = Path(ledger)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.stat().st_size:
+        with path.open("rb+") as fh:  # a torn last line (an interrupted write) must not swallow the next game
+            fh.seek(-1, 2)
+            if fh.read(1) != b"\n":
+                fh.write(b"\n")
     # a game that ended as an error (an external engine's illegal move, crash, timeout) is played again
     done = [r for r in read_ledger(path) if r.get("reason") != "error"]
-    have = {_key(r) for r in done}
+    have = {game_key(r) for r in done}
     plans = []
     tests: dict[int, SPRT] = {}
     for pr in pairs:
         players = pr.get("players", 2)
-        todo = [i for i in range(games) if (pr["game"], pr["a"], pr["b"], seed, i, players) not in have]
+        ident = (pr["game"], pr["opponent"], pr["a"], pr["b"], players, seed)
+        played = {k[-1] for k in have if k[:-1] == ident and k[-1] < games}
         label = f"{pr['game']}{'' if players == 2 else f' ({players} players)'} L{pr['level']} vs {pr['opponent']}"
         if sprt is not None:
-            earlier = [r for r in done if _key(r)[:4] == (pr["game"], pr["a"], pr["b"], seed)
-                       and r.get("players", 2) == players and r.get("sprt") == list(sprt)]
+            engine = _engine(pr["game"])
+            mine = [r for r in done if game_key(r)[:-1] == ident]
+            earlier = [r for r in mine if r.get("sprt") == list(sprt) and r.get("engine", "?") == engine]
             test = _sprt_of(earlier, sprt)
+            if len(mine) > len(earlier):
+                echo(f"{label}: {_games(len(mine) - len(earlier))} of this pairing and seed in {path} were played "
+                     "outside this test (without --sprt, with other bounds or on another engine): not counted in it")
             if test.status != "running":
                 echo(f"{label}: decided by the games in {path}: {test.line()}")
                 continue
             tests[id(pr)] = test
-        if not todo:
-            echo(f"{label}: {games} games already in {path}")
+        if len(played) >= games:
+            echo(f"{label}: {_games(games)} already in {path}")
             continue
-        plans.append((pr, label, todo))
+        plans.append((pr, label, played))
 
     def write(pr: dict, label: str, r, engine: str, commit: str | None) -> None:
         rec = _record(pr, r, seed, engine, commit, sprt)
@@ -289,33 +372,37 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
         v = game_value(rec)
         if test is not None and v is not None and r.error is None:
             test.add(v)
-            echo(f"{label}: game {r.index + 1}: {test.line()}")
+            counted = test.wins + test.draws + test.losses
+            echo(f"{label}: game {r.index + 1} (game {counted} of the test): {test.line()}")
+
+    def todo(played: set) -> Iterator[int]:  # lazily: with --sprt, --games is only a cap
+        return (i for i in range(games) if i not in played)
 
     if ray is not None and plans:
         from ..raytasks import imap_unordered, session
 
         commit = _commit()
         tasks = []
-        for k, (pr, label, todo) in enumerate(plans):
-            echo(f"{label}: {len(todo)} of {games} games to play")
+        for k, (pr, label, played) in enumerate(plans):
+            echo(f"{label}: {_games(games - len(played))} of {games} to play")
             specs, n = [pr["a"], pr["b"]], pr.get("players", 2)
-            tasks += [(k, ((pr["game"], seating(specs, n, i), i, seed), {"players": n})) for i in todo]
-        left = [len(todo) for _pr, _label, todo in plans]
+            tasks += [(k, ((pr["game"], seating(specs, n, i), i, seed), {"players": n})) for i in todo(played)]
+        left = [games - len(played) for _pr, _label, played in plans]
         t0 = time.perf_counter()
         with session(ray, num_cpus=ray_cpus):
             for k, r, engine in imap_unordered(_ray_job, tasks):
-                pr, label, _todo = plans[k]
+                pr, label, _played = plans[k]
                 write(pr, label, r, engine, commit)
                 left[k] -= 1
                 if not left[k]:
                     echo(f"{label}: done in {time.perf_counter() - t0:.0f} s")
         return
-    for pr, label, todo in plans:
-        echo(f"{label}: {len(todo)} of {games} games to play")
+    for pr, label, played in plans:
+        echo(f"{label}: {_games(games - len(played))} of {games} to play")
         engine = _engine(pr["game"])
         commit = _commit()
         specs, n = [pr["a"], pr["b"]], pr.get("players", 2)
-        args = [((pr["game"], seating(specs, n, i), i, seed), {"players": n}) for i in todo]
+        args = (((pr["game"], seating(specs, n, i), i, seed), {"players": n}) for i in todo(played))
         test = tests.get(id(pr))
 
         def decided(test: SPRT | None = test) -> bool:
@@ -323,15 +410,21 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
 
         t0 = time.perf_counter()
         if jobs > 1:
+            # at most ``jobs`` games in flight, the next submitted as one ends: when the test decides, only the
+            # games already being played are left to finish (and are recorded, not counted)
             with ProcessPoolExecutor(max_workers=jobs) as ex:
-                futs = [ex.submit(_play_job, a) for a in args]
-                for f in as_completed(futs):
-                    if f.cancelled():
-                        continue
-                    write(pr, label, f.result(), engine, commit)
+                running = set()
+                for a in args:
                     if decided():
-                        for other in futs:
-                            other.cancel()  # games not started yet; those running finish and are recorded
+                        break
+                    running.add(ex.submit(_play_job, a))
+                    if len(running) < jobs:
+                        continue
+                    finished, running = wait(running, return_when=FIRST_COMPLETED)
+                    for f in finished:
+                        write(pr, label, f.result(), engine, commit)
+                for f in as_completed(running):
+                    write(pr, label, f.result(), engine, commit)
         else:
             for a in args:
                 write(pr, label, _play_job(a), engine, commit)
@@ -339,6 +432,15 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
                     break
         end = f"; {test.line()}" if test is not None else ""
         echo(f"{label}: done in {time.perf_counter() - t0:.0f} s{end}")
+
+
+def _elo(x: float) -> str:
+    """A whole number of Elo with its sign (``+0``, never ``-0``)."""
+    return f"{round(x) + 0:+d}"
+
+
+def _games(n: int) -> str:
+    return f"{n} game{'' if n == 1 else 's'}"
 
 
 def ledger_table(records: list[dict], targets: dict | None = None, current: set | None = None) -> str:
@@ -350,10 +452,12 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
 
     ``current``: the ``(game, level, a, b, players)`` of the pairings of today's levels (see
     :func:`current_pairings`); a row outside it (an earlier definition of a level, or scaled
-    budgets) says so in its target column. A row with fewer than :data:`MIN_GAMES` games and no decided test is
+    budgets) says so in its target column; a row against another agent (``baseline:5``) is today's if its level's
+    spec is. A row with fewer than :data:`MIN_GAMES` games and no decided test is
     marked provisional: its "met" or "missed" is the trend so far, not the verdict."""
     from .match import elo_summary
 
+    current_a = {(g, lv, a, n) for g, lv, a, _b, n in current or ()}  # today's level against any other spec
     groups: dict = {}
     for r in records:
         if game_value(r) is None:
@@ -388,7 +492,8 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
                           f"{when}, LLR {test.llr:.2f}")
         if tested:
             ok = (ok + "; " if ok else "") + "; ".join(tested)
-        if current is not None and (game, lv, a, b, players) not in current:
+        if current is not None and (game, lv, a, b, players) not in current and not (
+                opp != "random" and not opp.startswith("level ") and (game, lv, a, players) in current_a):
             ok = (ok + "; " if ok else "") + "not today's level"
         if target is not None and n < MIN_GAMES and not any("accepted" in t for t in tested):
             ok += f"; provisional ({n} of {MIN_GAMES} games)"
@@ -397,7 +502,8 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
         if e["elo"] is None:  # one game: no Elo estimate (ai/match.py)
             elo = "none (1 game)"
         else:
-            elo = f"{e['elo']:+.0f} ({e['elo_low']:+.0f} … {e['elo_high']:+.0f})" + (" clipped" if e["elo_clipped"] else "")
+            elo = (f"{_elo(e['elo'])} ({_elo(e['elo_low'])} … {_elo(e['elo_high'])})"
+                   + (" clipped" if e["elo_clipped"] else ""))
         label = game if players == 2 else f"{game} ({players} players)"
         lines.append(f"| {label} | {lv} | `{a}` | {opp} (`{b}`) | {n} ({seeds}) | {w}-{n - w - lo_}-{lo_} | "
                      f"{e['score']:.3f} ({e['score_low']:.2f}–{e['score_high']:.2f}) | {elo} | {ok} | {engines} |")
