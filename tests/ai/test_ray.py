@@ -88,7 +88,7 @@ def test_strength_on_ray_writes_the_same_ledger_lines(ray_session, tmp_path):
     again: list[str] = []
     run_pairings(pairs, 2, 3, on_ray, echo=again.append, ray="")
     assert _comparable(read_ledger(on_ray)) == _comparable(a)
-    assert sum("1 of 2 games to play" in m for m in again) == 1
+    assert sum("1 game of 2 to play" in m for m in again) == 1
     assert sum("2 games already in" in m for m in again) == 2
 
 
