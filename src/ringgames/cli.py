@@ -1078,33 +1078,52 @@ def import_(files, db_url):
 
 
 @main.command()
-@click.argument("game", type=click.Choice(["yinsh", "rings"]))
+@click.argument("game", type=click.Choice(["yinsh", "gyges", "rings"]))
 @click.option("--games", "games_dir", type=click.Path(file_okay=False, exists=True), multiple=True,
               help="Folder of game records (*.sgf, *.rgn; repeatable; default: the 878 boardspace games next to "
                    "the checkout).")
 @click.option("--limit", type=click.IntRange(1), default=None, help="Read at most this many record files per folder.")
 @click.option("--selfplay", type=click.IntRange(0, 10_000), default=None,
-              help="YINSH: add this many self-play games of alphabeta:depth=2 (default 0); RINGS: fit on this many "
-                   "self-play games of the compiled MCTS (default 300). Seeded.")
+              help="YINSH: add this many self-play games of alphabeta:depth=2 (default 0); Gygès: fit on this many "
+                   "self-play games of search:depth=2,min=2 (default 1500); RINGS: fit on this many self-play games of "
+                   "the compiled MCTS (default 300). Seeded.")
 @click.option("--players", type=click.IntRange(3, 6), default=4, show_default=True, help="RINGS: players of the self-play games.")
-@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="RINGS: processes playing the self-play games.")
-@click.option("--spec", default=None, help="RINGS: the self-play agent (default uct:iterations=1000,c=0.2).")
-@click.option("--skip", type=click.IntRange(0, 200), default=0, show_default=True,
-              help="YINSH: turns after the ring placement left out of each game; RINGS: decisions left out.")
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Gygès, RINGS: processes playing the self-play games.")
+@click.option("--spec", default=None, help="Gygès, RINGS: the self-play agent (default search:depth=2,min=2; uct:iterations=1000,c=0.2).")
+@click.option("--skip", type=click.IntRange(0, 200), default=None,
+              help="YINSH: turns after the ring placement left out of each game (default 0); Gygès: decisions left "
+                   "out (default 4: the random ones); RINGS: decisions left out (default 0).")
 @click.option("--l2", type=click.FloatRange(0), default=1.0, show_default=True,
               help="Pull of each weight towards today's (per standardised feature).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the self-play games.")
 @click.option("--fix", multiple=True, help="A feature that keeps today's weight (repeatable), e.g. --fix three.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
               help="Write the weights here (default: print them only; the package's files are "
-                   "src/ringgames/ai/evaluation/yinsh_weights.json and rings_weights.json).")
+                   "src/ringgames/ai/evaluation/<game>_weights.json).")
 def tune(game, games_dir, limit, selfplay, players, jobs, spec, skip, l2, seed, fix, out):
     """Fit GAME's evaluation weights on game outcomes (logistic "Texel" tuning, docs/ai.md).
 
-    YINSH: on real games (and self-play); RINGS: on self-play games with 3-6 players (a softmax over the seats).
-    Prints the cross-validated log-loss and accuracy of today's weights and of the tuned ones.
+    YINSH: on real games (and self-play); Gygès: on self-play games; RINGS: on self-play games with 3-6 players (a
+    softmax over the seats). Prints the cross-validated log-loss and accuracy of today's weights and of the tuned ones.
     """
     echo = lambda m: click.echo(m, err=True)  # noqa: E731
+    if game == "gyges":
+        from .ai import tuning_gyges
+
+        if games_dir or limit or fix:
+            raise click.UsageError("Gygès is tuned on self-play games only: --games, --limit and --fix are for YINSH")
+        try:
+            data = tuning_gyges.tune(games=tuning_gyges.GAMES if selfplay is None else selfplay, seed=seed,
+                                     skip=tuning_gyges.OPENING if skip is None else skip, l2=l2, jobs=jobs, echo=echo,
+                                     spec=spec or tuning_gyges.SELFPLAY_SPEC)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)[:300]) from None
+        click.echo(tuning_gyges.describe(data))
+        if out:
+            tuning_gyges.write(data, out)
+            click.echo(f"-> {out}")
+        return
+    skip = skip or 0
     if game == "rings":
         from .ai import tuning_rings as tuning_mod
 

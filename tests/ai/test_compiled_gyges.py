@@ -38,16 +38,51 @@ def test_the_agent_uses_the_gyges_kernel():
     assert kernel_for(s) is G
 
 
-def test_compiled_evaluation_equals_python_on_random_positions():
-    ctx = G.Context("", 1024, 0)
+HAND = np.array(ev.weight_vector(ev.HAND_WEIGHTS))
+
+
+@pytest.mark.parametrize("name", ["", "tuned"])
+def test_compiled_evaluation_equals_python_on_random_positions(name):
+    ctx = G.Context(name, 1024, 0)
+    evaluate = ev.evaluator(name)[0]
     states = random_states(1, 240, lo=0, hi=60) + random_states(2, 30, variant="beginner", lo=2, hi=60)
     playing = 0
+    nonzero = 0
     for s in states:
-        py = ev.evaluate(s)
+        py = evaluate(s)
         playing += s.features() is not None
+        nonzero += py[0] != 0
         for me in (0, 1):
-            assert ctx.evaluate(s.s, me) == py[me], s.position()
+            assert ctx.evaluate(s.s, me) == pytest.approx(py[me], abs=1e-9), s.position()
     assert playing >= 200  # most of them in the play phase, where the features count
+    assert nonzero >= 150
+
+
+def test_the_tuned_weights_are_loaded_and_valued_as_recorded():
+    """The weight file's numbers are the ones the search uses: the compiled value of a fixed position is the dot
+    product of its features (worked out here from the rules queries) with the file's weights."""
+    data = ev.load_weights()
+    ctx = G.Context("tuned", 1024, 0)
+    assert ctx.wts.tolist() == [data["weights"][f] for f in ev.FEATURES]
+    assert data["weights"]["threat_waiting"] < 0 < data["weights"]["approach"]  # what the fit found (docs/ai.md)
+    s = random_states(7, 1, lo=14, hi=15)[0]
+    t0, a0, m0, t1, a1, m1 = s.features()
+    rows = [r for r in range(6) if any(s.board[r * 6:r * 6 + 6])]
+    adv0, adv1 = rows[0], 5 - rows[-1]
+    w = data["weights"]
+    south_to_move = s.current_player() == 0
+    south = (w["threat_to_move"] if south_to_move else w["threat_waiting"]) * t0 + w["approach"] * a0 \
+        + w["mobility"] * m0 + w["advance"] * adv0
+    north = (w["threat_waiting"] if south_to_move else w["threat_to_move"]) * t1 + w["approach"] * a1 \
+        + w["mobility"] * m1 + w["advance"] * adv1
+    assert ctx.evaluate(s.s, 0) == pytest.approx(south - north, abs=1e-9)
+    assert ctx.evaluate(s.s, 1) == pytest.approx(north - south, abs=1e-9)
+    assert ctx.evaluate(s.s, 0) != G.Context("", 1024, 0).evaluate(s.s, 0)
+
+
+def test_an_unknown_evaluation_is_refused():
+    with pytest.raises(ValueError, match="unknown Gygès evaluation 'nope'; known: hand, tuned"):
+        G.Context("nope")
 
 
 @pytest.mark.parametrize("depth,count", [(1, 12), (2, 10), (3, 5)])
@@ -188,12 +223,12 @@ def test_position_keys_end_with_the_current_position():
     assert (keys == K.get_key(s.s)).sum() == s.repetition_count()
 
 
-def _reference_value(s, ply, depth, ext, keys):
+def _reference_value(s, ply, depth, ext, keys, wts=HAND):
     """Plain minimax (no pruning, no table) with the goal tactics and threat extensions of the
     module docstring, over the kernel's arrays: the value for the side to move."""
     ws = K.workspace()
     if depth <= 0:
-        return G.evaluate(s, int(s[K.SIDE]), *ws)
+        return G.evaluate(s, int(s[K.SIDE]), wts, *ws)
     buf = np.zeros(K.MAX_LEGAL, dtype=np.int32)
     n = K.distinct_actions(s, buf, *ws)
     actions = buf[:n].tolist()
@@ -207,21 +242,21 @@ def _reference_value(s, ply, depth, ext, keys):
         if keys.count(ck) >= 2:
             v = 0.0
         else:
-            ok, sv, t_q, t_me = G.leaf(c, False, *ws)
+            ok, sv, t_q, t_me = G.leaf(c, False, wts, *ws)
             if ok and t_q:
                 v = -(WIN - ply - 2)
             elif depth == 1:
                 v = -sv if c[K.SIDE] == 0 else sv
                 if ok and t_me and ext > 0:
-                    v = -_reference_value(c, ply + 1, 1, ext - 1, [*keys, ck])
+                    v = -_reference_value(c, ply + 1, 1, ext - 1, [*keys, ck], wts)
             else:
-                v = -_reference_value(c, ply + 1, depth - 1, ext, [*keys, ck])
+                v = -_reference_value(c, ply + 1, depth - 1, ext, [*keys, ck], wts)
         best = max(best, v)
     return best
 
 
-@pytest.mark.parametrize("depth,most", [(1, 80), (2, 60), (3, 25)])
-def test_tactical_search_equals_plain_minimax_with_the_same_rules(depth, most):
+@pytest.mark.parametrize("depth,most,name", [(1, 80, ""), (2, 60, ""), (3, 25, ""), (2, 60, "tuned")])
+def test_tactical_search_equals_plain_minimax_with_the_same_rules(depth, most, name):
     """With the goal tactics and one threat extension (no late move reductions, which prune), the
     best root value is the minimax value of a plain reference search with the same rules."""
     checked = 0
@@ -229,13 +264,13 @@ def test_tactical_search_equals_plain_minimax_with_the_same_rules(depth, most):
         actions = np.array(s.distinct_actions(), dtype=np.int32)
         if len(actions) > most:
             continue  # keep the reference search small
-        ctx = G.Context("", 1 << 14, 1)
+        ctx = G.Context(name, 1 << 14, 1)
         ctx.lmr = 0
         out = np.zeros(len(actions))
         ctx.new_search(s.s)
         assert ctx.search_root(actions, depth, out) == len(actions)
         root = [int(k) for k in s.position_keys()]
-        ref = _reference_value(s.s.copy(), 0, depth, 1, root) if not s.goal_reachable() else WIN - 1
+        ref = _reference_value(s.s.copy(), 0, depth, 1, root, ctx.wts) if not s.goal_reachable() else WIN - 1
         if s.goal_reachable():
             continue  # the agent's root tactics play it; the kernel is not asked
         assert out.max() == ref, s.position()

@@ -85,8 +85,10 @@ def test_bad_weight_files_and_names_are_refused(tmp_path):
         Y.make_evaluate({"rings": 1.0})
     with pytest.raises(ValueError, match="unknown YINSH evaluation"):
         Y.evaluator("sharp")
-    with pytest.raises(ValueError, match="no evaluation named"):
-        get_evaluator("gyges", "tuned")
+    with pytest.raises(ValueError, match="chess has no evaluation named 'tuned'"):
+        get_evaluator("chess", "tuned")  # a game without an evaluation module
+    with pytest.raises(ValueError, match="unknown Gygès evaluation 'sharp'"):
+        get_evaluator("gyges", "sharp")
 
 
 def test_alphabeta_eval_option_uses_the_tuned_weights():
@@ -98,8 +100,8 @@ def test_alphabeta_eval_option_uses_the_tuned_weights():
     best_tuned = max(_after(s, a, Y.evaluator("tuned")[0]) for a in s.legal_actions())
     best_hand = max(_after(s, a, Y.evaluate) for a in s.legal_actions())
     assert tuned["value"] == pytest.approx(best_tuned) and hand["value"] == pytest.approx(best_hand)
-    with pytest.raises(ValueError, match="no evaluation named"):
-        make_agent("alphabeta:depth=1,eval=tuned").analyse(load_game("gyges").new_initial_state())
+    with pytest.raises(ValueError, match="unknown Gygès evaluation 'sharp'"):
+        make_agent("alphabeta:depth=1,eval=sharp").analyse(load_game("gyges").new_initial_state())
     with pytest.raises(ValueError, match="name of an evaluation"):
         make_agent("alphabeta:eval=2")
 

@@ -86,11 +86,14 @@ LEVELS: dict[str, dict[int, str]] = {
     # Gygès: the compiled search (ai/compiled/gyges.py: goal tactics, a threat extension, about one turn deeper
     # than the Python search in the same time). The levels are set by the depth they always complete (``min``; a
     # depth only sometimes started plays like the one below it, docs/ai.md): level 3 exactly depth 2 (0.05–0.5 s),
-    # level 4 depth 3 always (0.3–2 s), level 5 depth 4–6 in 5 s and never below depth 3.
+    # level 4 depth 3 always (0.3–2 s), level 5 depth 4–6 in 5 s and never below depth 3. Level 3 values positions
+    # with the weights fitted on self-play (``eval=tuned``: evaluation/gyges_weights.json, ``ringgames tune gyges``):
+    # at depth 2 they beat today's weights, at 1 s a decision they gain nothing, and levels 4 and 5 both with them
+    # scored 0.50 against each other (docs/ai.md, "Gygès evaluation tuned on self-play").
     "gyges": {
         1: "greedy:eval=0",
         2: "greedy",
-        3: "search:depth=2,time=1,min=2",
+        3: "search:depth=2,time=1,min=2,eval=tuned",
         4: "search:time=1.5,min=3",
         5: "search:time=5,min=3",
     },

@@ -56,12 +56,12 @@ CAPS = (2, 3, 4, 5)
 FOLDS = 5
 
 
-def _play(args: tuple[int, int, int, str, int]) -> list[int]:
+def _play(args: tuple[str, int, int, int, str, int]) -> list[int]:
     """One self-play game's actions (run in a worker process)."""
     from .agents import make_agent, with_seed
 
-    players, index, seed, spec, opening = args
-    state = load_game("rings", None, players).new_initial_state()
+    game, players, index, seed, spec, opening = args
+    state = load_game(game, None, players).new_initial_state()
     rng = random.Random(seed * 1_000_003 + index)
     agents = [make_agent(with_seed(spec, seed * 100_003 + index * 101 + p)) for p in range(players)]
     for ag in agents:
@@ -80,9 +80,10 @@ def _play(args: tuple[int, int, int, str, int]) -> list[int]:
 
 
 def selfplay_histories(games: int, players: int = 4, seed: int = 0, spec: str = SELFPLAY_SPEC, opening: int = OPENING,
-                       jobs: int = 1) -> list[list[int]]:
-    """The actions of ``games`` self-play games (seeded: the same games for the same arguments, whatever ``jobs``)."""
-    tasks = [(players, i, seed, spec, opening) for i in range(games)]
+                       jobs: int = 1, game: str = "rings") -> list[list[int]]:
+    """The actions of ``games`` self-play games of ``game`` (seeded: the same games for the same arguments, whatever
+    ``jobs``; :mod:`.tuning_gyges` plays Gygès with it)."""
+    tasks = [(game, players, i, seed, spec, opening) for i in range(games)]
     if jobs <= 1:
         return [_play(t) for t in tasks]
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as ex:

@@ -6,7 +6,8 @@ every ply changes the player to move), run as machine code over
 stack, one per ply; the actions searched are the kernel's :func:`~ringgames.games.gyges.kernel.
 distinct_actions` (one per distinct successor position, as the Python search's
 ``state.distinct_actions()``); the evaluation is :mod:`ringgames.ai.evaluation.gyges`'s (the
-kernel's :func:`~ringgames.games.gyges.kernel.features`, the same weights, the same values). On
+kernel's :func:`~ringgames.games.gyges.kernel.features` and the *advance* of each side, with the weights of the
+context's evaluation — today's or ``tuned`` — as an array: the same values). On
 top of the Python search it adds principal variation search, killer moves and a depth-preferred
 transposition table keyed by the kernel's Zobrist key (squares and side to move, as
 ``state.hash_key()``). Python keeps the root
@@ -65,6 +66,7 @@ NUM_ACTIONS = _board.NUM_ACTIONS
 MOVE_BASE = _board.MOVE_BASE
 PASS = _board.PASS
 GOAL = _board.GOAL
+WIDTH = _board.SIZE
 # ctl entries NODES, NODE_LIMIT, MAY_STOP, ABORTED and the flags TIME_UP, STOP: as in :mod:`.tree` (its ``_tick``)
 #: ctl entry set by :meth:`Context.new_search`: 1 when the goal tactics are on (``extend`` > 0)
 TACTICS = 4
@@ -72,11 +74,9 @@ TACTICS = 4
 LMR = 5
 # what the ordering pass found out about an action (with the goal tactics, depth >= 2)
 K_SEARCH, K_EXACT, K_THREAT = 0, 1, 2
-# the evaluation's weights (evaluation/gyges.py)
-W_APPROACH = float(_ev._APPROACH)
-W_MOBILITY = float(_ev._MOBILITY)
-W_THREAT_TO_MOVE = float(_ev._THREAT_TO_MOVE)
-W_THREAT_WAITING = float(_ev._THREAT_WAITING)
+# the evaluation's weights (evaluation/gyges.py), indices into the weight array ``wts``
+W_THREAT_TO_MOVE, W_THREAT_WAITING, W_APPROACH, W_MOBILITY, W_ADVANCE = 0, 1, 2, 3, 4
+assert _ev.FEATURES == ("threat_to_move", "threat_waiting", "approach", "mobility", "advance")
 #: Threat extensions per path at most (the agent's ``extend``, default 4, is capped here: with 2
 #: or 4 the search reached less depth in the same time; docs/ai.md, "Gygès compiled search").
 MAX_EXTENSIONS = 1
@@ -88,11 +88,22 @@ HISTORY = 4096
 
 
 @njit
-def leaf(s, quick, heads, links, nexts, st_sq, st_used):
+def advance(occ, side):
+    """Rows between ``side``'s home row and its nearest occupied row (the *advance* feature)."""
+    for k in range(WIDTH):
+        r = k if side == 0 else WIDTH - 1 - k
+        if (occ & K.ROW_MASK[r]) != 0:
+            return k
+    return 0
+
+
+@njit
+def leaf(s, quick, wts, heads, links, nexts, st_sq, st_used):
     """``(ok, score for South, threat of the side to move, threat of the other side)``: the
-    evaluation of :mod:`..evaluation.gyges` from the kernel's per-side features (``ok`` 0: setup
-    or a goal reached, score 0). With ``quick``, a side to move that can reach the goal is
-    reported at once (threat 1, the rest 0: the position is lost for the other side anyway)."""
+    evaluation of :mod:`..evaluation.gyges` with the weights ``wts`` (in the order of its
+    ``FEATURES``) from the kernel's per-side features (``ok`` 0: setup or a goal reached, score 0).
+    With ``quick``, a side to move that can reach the goal is reported at once (threat 1, the rest
+    0: the position is lost for the other side anyway)."""
     if s[K.PHASE] != K.PLAY or s[K.WINNER] >= 0:
         return 0, 0.0, 0, 0
     occ = K.occupancy(s)
@@ -103,19 +114,17 @@ def leaf(s, quick, heads, links, nexts, st_sq, st_used):
     if quick and tq != 0:
         return 1, 0.0, 1, 0
     to, ao, mo = K.side_features(s, occ, 1 - q, heads, links, nexts, st_sq, st_used)
-    if q == 0:
-        score = W_APPROACH * (aq - ao) + W_MOBILITY * (mq - mo)
-        score += W_THREAT_TO_MOVE * tq - W_THREAT_WAITING * to
-    else:
-        score = W_APPROACH * (ao - aq) + W_MOBILITY * (mo - mq)
-        score += W_THREAT_WAITING * to - W_THREAT_TO_MOVE * tq
+    vq = wts[W_THREAT_TO_MOVE] * tq + wts[W_APPROACH] * aq + wts[W_MOBILITY] * mq + wts[W_ADVANCE] * advance(occ, q)
+    vo = wts[W_THREAT_WAITING] * to + wts[W_APPROACH] * ao + wts[W_MOBILITY] * mo + wts[W_ADVANCE] * advance(occ, 1 - q)
+    score = vq - vo if q == 0 else vo - vq
     return 1, score, tq, to
 
 
 @njit
-def evaluate(s, me, heads, links, nexts, st_sq, st_used):
-    """The evaluation (points) of ``s`` for player ``me``: :func:`ringgames.ai.evaluation.gyges.evaluate`."""
-    _, score, _, _ = leaf(s, False, heads, links, nexts, st_sq, st_used)
+def evaluate(s, me, wts, heads, links, nexts, st_sq, st_used):
+    """The evaluation (points) of ``s`` for player ``me`` with the weights ``wts``:
+    :func:`ringgames.ai.evaluation.gyges.make_evaluate`'s."""
+    _, score, _, _ = leaf(s, False, wts, heads, links, nexts, st_sq, st_used)
     return score if me == 0 else -score
 
 
@@ -145,7 +154,7 @@ OP_ENTER, OP_NEXT, OP_RETURN, OP_UPDATE = 0, 1, 2, 3
 
 @njit
 def search(st, keys, nh, base, depth, alpha, beta, ext, ctl, flags, moves, scores, hist, killers,
-           tt_key, tt_val, tt_depth, tt_flag, tt_move, fi, ff, sval, kind, heads, links, nexts, st_sq, st_used):
+           tt_key, tt_val, tt_depth, tt_flag, tt_move, fi, ff, sval, kind, wts, heads, links, nexts, st_sq, st_used):
     """Value of ``st[base]`` for its player to move (see the module docstring): negamax with
     alpha-beta, PVS, the table, killers and history, as a loop over an explicit stack (rows
     ``base`` and deeper of ``fi``/``ff``). ``keys[:nh + base]`` are the play-phase keys before
@@ -169,7 +178,7 @@ def search(st, keys, nh, base, depth, alpha, beta, ext, ctl, flags, moves, score
             s = st[ply]
             depth = fi[ply, F_DEPTH]
             if depth <= 0 or ply >= MAX_PLY - 1:
-                ret = evaluate(s, s[K.SIDE], heads, links, nexts, st_sq, st_used)
+                ret = evaluate(s, s[K.SIDE], wts, heads, links, nexts, st_sq, st_used)
                 op = OP_RETURN
                 continue
             alpha = ff[ply, F_ALPHA]
@@ -217,7 +226,7 @@ def search(st, keys, nh, base, depth, alpha, beta, ext, ctl, flags, moves, score
                         val = 0.0
                         kind[ply, i] = K_EXACT
                     else:
-                        ok, sv, t_q, t_me = leaf(child, True, heads, links, nexts, st_sq, st_used)
+                        ok, sv, t_q, t_me = leaf(child, True, wts, heads, links, nexts, st_sq, st_used)
                         val = -sv if child[K.SIDE] == 0 else sv
                         kind[ply, i] = K_SEARCH
                         if ok != 0 and t_q != 0:
@@ -294,7 +303,7 @@ def search(st, keys, nh, base, depth, alpha, beta, ext, ctl, flags, moves, score
             ext = fi[ply, F_EXT]
             if depth == 1:
                 _tick(ctl, flags)
-                ok, sv, t_q, t_me = leaf(child, tactics, heads, links, nexts, st_sq, st_used)
+                ok, sv, t_q, t_me = leaf(child, tactics, wts, heads, links, nexts, st_sq, st_used)
                 v = -sv if child[K.SIDE] == 0 else sv
                 if tactics and ok != 0:
                     if t_q != 0:
@@ -386,7 +395,7 @@ def search(st, keys, nh, base, depth, alpha, beta, ext, ctl, flags, moves, score
 
 @njit
 def search_root(st, keys, nh, actions, n, depth, out, extend, ctl, flags, moves, scores, hist, killers,
-                tt_key, tt_val, tt_depth, tt_flag, tt_move, fi, ff, sval, kind, heads, links, nexts, st_sq, st_used):
+                tt_key, tt_val, tt_depth, tt_flag, tt_move, fi, ff, sval, kind, wts, heads, links, nexts, st_sq, st_used):
     """One iteration at ``depth``: the value of each root action (``out[i]``), in the given order.
     Returns how many were searched before an abort (``n`` when the iteration completed)."""
     s = st[0]
@@ -410,26 +419,26 @@ def search_root(st, keys, nh, actions, n, depth, out, extend, ctl, flags, moves,
                 # the root's children are searched as an inner node's (ply 0)
                 if depth == 1:
                     _tick(ctl, flags)
-                    ok, sv, t_q, t_me = leaf(child, extend > 0, heads, links, nexts, st_sq, st_used)
+                    ok, sv, t_q, t_me = leaf(child, extend > 0, wts, heads, links, nexts, st_sq, st_used)
                     v = -sv if child[K.SIDE] == 0 else sv
                     if extend > 0 and ok != 0:
                         if t_q != 0:
                             v = -(WIN - 2.0)
                         elif t_me != 0:
                             v = -search(st, keys, nh, 1, 1, -beta, -alpha, extend - 1, ctl, flags, moves, scores,
-                                        hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, fi, ff, sval, kind, heads, links,
+                                        hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, fi, ff, sval, kind, wts, heads, links,
                                         nexts, st_sq, st_used)
                 elif i > 0:
                     v = -search(st, keys, nh, 1, depth - 1, -alpha - 1.0, -alpha, extend, ctl, flags, moves, scores,
-                                hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, fi, ff, sval, kind, heads, links, nexts, st_sq,
+                                hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, fi, ff, sval, kind, wts, heads, links, nexts, st_sq,
                                 st_used)
                     if v > alpha:
                         v = -search(st, keys, nh, 1, depth - 1, -beta, -alpha, extend, ctl, flags, moves, scores,
-                                    hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, fi, ff, sval, kind, heads, links, nexts,
+                                    hist, killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, fi, ff, sval, kind, wts, heads, links, nexts,
                                     st_sq, st_used)
                 else:
                     v = -search(st, keys, nh, 1, depth - 1, -beta, -alpha, extend, ctl, flags, moves, scores, hist,
-                                killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, fi, ff, sval, kind, heads, links, nexts, st_sq,
+                                killers, tt_key, tt_val, tt_depth, tt_flag, tt_move, fi, ff, sval, kind, wts, heads, links, nexts, st_sq,
                                 st_used)
         if ctl[ABORTED] != 0:
             return i
@@ -474,8 +483,14 @@ class Context:
     actions (0: none; default :data:`DEFAULT_LMR`)."""
 
     def __init__(self, eval_name: str = "", tt: int = 400_000, extend: int = 4, lmr: int | None = None):
-        if eval_name not in ("", "hand", "default"):
-            raise ValueError(f"unknown Gygès evaluation {eval_name!r}; Gygès has one evaluation")
+        if eval_name in ("", "hand", "default"):
+            weights = _ev.HAND_WEIGHTS
+        elif eval_name == "tuned":
+            weights = _ev.load_weights()["weights"]
+        else:
+            raise ValueError(f"unknown Gygès evaluation {eval_name!r}; known: hand, tuned")
+        #: the evaluation's weights, in the order of :data:`..evaluation.gyges.FEATURES`
+        self.wts = np.array(_ev.weight_vector(weights), dtype=np.float64)
         size = 1 << max(10, int(tt).bit_length() - 1)
         self.tt_key = np.zeros(size, dtype=np.int64)
         self.tt_val = np.zeros(size, dtype=np.float64)
@@ -532,7 +547,7 @@ class Context:
         """One iteration of :func:`search_root` over ``actions``; how many were searched."""
         return int(search_root(self.st, self.keys, self.nh, actions, len(actions), depth, out, self.extend, self.ctl,
                                self.flags, self.moves, self.scores, self.hist, self.killers, self.tt_key, self.tt_val,
-                               self.tt_depth, self.tt_flag, self.tt_move, self.fi, self.ff, self.sval, self.kind, *self.ws))
+                               self.tt_depth, self.tt_flag, self.tt_move, self.fi, self.ff, self.sval, self.kind, self.wts, *self.ws))
 
     def pv(self, first: int, limit: int = 12) -> list[int]:
         """The principal variation from the root, starting with ``first``."""
@@ -542,4 +557,4 @@ class Context:
 
     def evaluate(self, s: np.ndarray, me: int) -> float:
         """The compiled evaluation of the kernel array ``s`` for player ``me`` (points)."""
-        return float(evaluate(s, me, *self.ws))
+        return float(evaluate(s, me, self.wts, *self.ws))
