@@ -330,13 +330,15 @@ def write(data: dict, path: str | Path) -> None:
 
 
 def describe(data: dict) -> str:
-    """A few lines: the data, the held-out log-loss and accuracy before and after, the weights."""
+    """A few lines: the data, the held-out log-loss and accuracy before and after, the weights (YINSH's and Gygès'
+    weight files)."""
     f = data["fit"]
     r = f["results"]
     lines = [f"positions: {f['positions']} of {f['games']} games ({'; '.join(f['sources'])}), "
              f"{f['folds']}-fold cross-validation by game",
              f"K = {f['K']:.6g} (scale {data['scale']:g} points for 73%)"]
-    for key, label in (("hand_600", "today's weights, SCALE 600"), ("hand", "today's weights, fitted K"),
+    fixed_scale = next(k for k in r if k.startswith("hand_"))  # today's weights at the module's SCALE (hand_600)
+    for key, label in ((fixed_scale, f"today's weights, SCALE {fixed_scale[5:]}"), ("hand", "today's weights, fitted K"),
                        ("tuned", "tuned weights")):
         t = r[key]["cv"]
         lines.append(f"held-out log-loss {t['log_loss']:.4f}, accuracy {t['accuracy']:.3f}: {label}")

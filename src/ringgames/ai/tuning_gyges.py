@@ -32,10 +32,8 @@ ValueError: the game's actions do not reach its end
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -117,7 +115,7 @@ def tune(games: int = GAMES, seed: int = 0, skip: int = OPENING, l2: float = 1.0
     tuned = np.array(G.weight_vector(weights))
     report = T._report
     results = {
-        "hand_300": {"cv": report(x @ hand / G.SCALE, y)},
+        f"hand_{G.SCALE:g}": {"cv": report(x @ hand / G.SCALE, y)},
         "hand": {"cv": report(z_hand, y), "fit": report(k * x @ hand, y)},
         "tuned": {"cv": report(z_tuned, y), "fit": report(k * x @ tuned, y)},
     }
@@ -139,20 +137,6 @@ def tune(games: int = GAMES, seed: int = 0, skip: int = OPENING, l2: float = 1.0
     }
 
 
-def write(data: dict, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(data, indent=1) + "\n")
-
-
-def describe(data: dict) -> str:
-    """A few lines: the data, the held-out log-loss and accuracy before and after, the weights."""
-    f = data["fit"]
-    r = f["results"]
-    lines = [f"positions: {f['positions']} of {f['games']} games ({'; '.join(f['sources'])}), "
-             f"{f['folds']}-fold cross-validation by game",
-             f"K = {f['K']:.6g} (scale {data['scale']:g} points for 73%)"]
-    for key, label in (("hand_300", f"today's weights, SCALE {G.SCALE:g}"), ("hand", "today's weights, fitted K"),
-                       ("tuned", "tuned weights")):
-        t = r[key]["cv"]
-        lines.append(f"held-out log-loss {t['log_loss']:.4f}, accuracy {t['accuracy']:.3f}: {label}")
-    lines.append("weights: " + ", ".join(f"{k} {v:g}" for k, v in data["weights"].items()))
-    return "\n".join(lines)
+#: The weight file and its summary are the YINSH tuner's.
+write = T.write
+describe = T.describe

@@ -20,12 +20,14 @@ wins that cannot exist.
 from __future__ import annotations
 
 import importlib
+import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from ...protocol import State
 
-__all__ = ["get_evaluator", "get_win_filter", "win_probability", "reward"]
+__all__ = ["get_evaluator", "get_win_filter", "win_probability", "reward", "read_weight_file", "named_evaluator"]
 
 _cache: dict[str, tuple[Callable[[State], list[float]], float]] = {}
 
@@ -79,3 +81,30 @@ def win_probability(points: float, scale: float) -> float:
 def reward(points: float, scale: float) -> float:
     """Map an evaluation to a reward in (-1, 1), like ``State.returns`` for a two-player game."""
     return math.tanh(points / (2.0 * scale))
+
+
+Evaluate = Callable[[State], list[float]]
+
+
+def read_weight_file(path: str | Path, features: Sequence[str]) -> dict:
+    """A weight file's content: ``{"weights": {feature: points}, "scale": points, ...}``, with a number for each of
+    ``features`` (ValueError naming the file and the features if not)."""
+    data = json.loads(Path(path).read_text())
+    weights = data.get("weights") if isinstance(data, dict) else None
+    if not isinstance(weights, dict) or any(not isinstance(weights.get(k), (int, float)) for k in features):
+        raise ValueError(f"{path}: needs a number for each of {', '.join(features)} under 'weights'")
+    return data
+
+
+def named_evaluator(name: str, label: str, hand: tuple[Callable, float], load: Callable[[], dict],
+                    make: Callable[[dict], Callable], cache: dict) -> tuple[Callable, float]:
+    """A game module's ``evaluator(name)``: ``hand`` (or ``""``) is ``hand``; ``tuned`` is ``make`` of the weights of
+    ``load()`` with the file's scale, built once into ``cache``; any other name a ValueError naming the game."""
+    if name in ("", "hand", "default"):
+        return hand
+    if name != "tuned":
+        raise ValueError(f"unknown {label} evaluation {name!r}; known: hand, tuned")
+    if name not in cache:
+        data = load()
+        cache[name] = (make(data["weights"]), float(data.get("scale", hand[1])))
+    return cache[name]

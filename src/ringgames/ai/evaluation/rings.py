@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ...games.rings.board import NUM_CIRCLES
+from . import named_evaluator
 
 SCALE = 400.0
 
@@ -124,14 +125,7 @@ def load_weights(path: str | Path = WEIGHTS_FILE) -> dict:
 
 def evaluator(name: str) -> tuple[Callable[[object], list[float]], float]:
     """``(evaluate, scale)`` of a named evaluation: ``hand`` (today's) or ``tuned`` (``rings_weights.json``)."""
-    if name in ("", "hand", "default"):
-        return evaluate, SCALE
-    if name != "tuned":
-        raise ValueError(f"unknown RINGS evaluation {name!r}; known: hand, tuned")
-    if name not in _variants:
-        data = load_weights()
-        _variants[name] = (make_evaluate(data["weights"]), float(data.get("scale", SCALE)))
-    return _variants[name]
+    return named_evaluator(name, "RINGS", (evaluate, SCALE), load_weights, make_evaluate, _variants)
 
 
 def may_win_within_turn(state) -> bool:

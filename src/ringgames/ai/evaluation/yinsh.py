@@ -34,7 +34,6 @@ weights, ``docs/ai.md``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -42,6 +41,7 @@ import numpy as np
 
 from ...games.yinsh import kernel as K
 from ...games.yinsh.board import WINDOWS
+from . import named_evaluator, read_weight_file
 
 __all__ = ["SCALE", "FEATURES", "HAND_WEIGHTS", "WEIGHTS_FILE", "features", "make_evaluate", "evaluate", "window_table",
            "evaluator", "load_weights", "may_win_within_turn"]
@@ -184,11 +184,7 @@ evaluate = make_evaluate(HAND_WEIGHTS)
 
 def load_weights(path: str | Path = WEIGHTS_FILE) -> dict:
     """The weight file: ``{"weights": {feature: points}, "scale": points, ...}`` (ValueError if malformed)."""
-    data = json.loads(Path(path).read_text())
-    weights = data.get("weights") if isinstance(data, dict) else None
-    if not isinstance(weights, dict) or any(not isinstance(weights.get(k), (int, float)) for k in FEATURES):
-        raise ValueError(f"{path}: needs a number for each of {', '.join(FEATURES)} under 'weights'")
-    return data
+    return read_weight_file(path, FEATURES)
 
 
 _variants: dict[str, tuple[Callable[[object], list[float]], float]] = {}
@@ -196,14 +192,7 @@ _variants: dict[str, tuple[Callable[[object], list[float]], float]] = {}
 
 def evaluator(name: str) -> tuple[Callable[[object], list[float]], float]:
     """``(evaluate, scale)`` of a named evaluation: ``hand`` (today's) or ``tuned`` (``yinsh_weights.json``)."""
-    if name in ("", "hand", "default"):
-        return evaluate, SCALE
-    if name != "tuned":
-        raise ValueError(f"unknown YINSH evaluation {name!r}; known: hand, tuned")
-    if name not in _variants:
-        data = load_weights()
-        _variants[name] = (make_evaluate(data["weights"]), float(data.get("scale", SCALE)))
-    return _variants[name]
+    return named_evaluator(name, "YINSH", (evaluate, SCALE), load_weights, make_evaluate, _variants)
 
 
 def may_win_within_turn(state) -> bool:
