@@ -1107,31 +1107,23 @@ def tune(game, games_dir, limit, selfplay, players, jobs, spec, skip, l2, seed, 
     softmax over the seats). Prints the cross-validated log-loss and accuracy of today's weights and of the tuned ones.
     """
     echo = lambda m: click.echo(m, err=True)  # noqa: E731
-    if game == "gyges":
-        from .ai import tuning_gyges
-
+    if game in ("gyges", "rings"):
+        label = "Gygès" if game == "gyges" else "RINGS"
         if games_dir or limit or fix:
-            raise click.UsageError("Gygès is tuned on self-play games only: --games, --limit and --fix are for YINSH")
-        try:
-            data = tuning_gyges.tune(games=tuning_gyges.GAMES if selfplay is None else selfplay, seed=seed,
-                                     skip=tuning_gyges.OPENING if skip is None else skip, l2=l2, jobs=jobs, echo=echo,
-                                     spec=spec or tuning_gyges.SELFPLAY_SPEC)
-        except ValueError as exc:
-            raise click.ClickException(str(exc)[:300]) from None
-        click.echo(tuning_gyges.describe(data))
-        if out:
-            tuning_gyges.write(data, out)
-            click.echo(f"-> {out}")
-        return
-    skip = skip or 0
-    if game == "rings":
-        from .ai import tuning_rings as tuning_mod
+            raise click.UsageError(f"{label} is tuned on self-play games only: --games, --limit and --fix are for YINSH")
+        kwargs: dict[str, Any]
+        if game == "gyges":
+            from .ai import tuning_gyges as tuning_mod
 
-        if games_dir or limit or fix:
-            raise click.UsageError("RINGS is tuned on self-play games only: --games, --limit and --fix are for YINSH")
+            kwargs = {"games": tuning_mod.GAMES if selfplay is None else selfplay,
+                      "skip": tuning_mod.OPENING if skip is None else skip}
+        else:
+            from .ai import tuning_rings as tuning_mod  # type: ignore[no-redef]
+
+            kwargs = {"games": 300 if selfplay is None else selfplay, "players": players, "skip": skip or 0}
         try:
-            data = tuning_mod.tune(games=300 if selfplay is None else selfplay, players=players, seed=seed, skip=skip,
-                                   l2=l2, jobs=jobs, echo=echo, spec=spec or tuning_mod.SELFPLAY_SPEC)
+            data = tuning_mod.tune(seed=seed, l2=l2, jobs=jobs, echo=echo, spec=spec or tuning_mod.SELFPLAY_SPEC,
+                                   **kwargs)
         except ValueError as exc:
             raise click.ClickException(str(exc)[:300]) from None
         click.echo(tuning_mod.describe(data))
@@ -1139,6 +1131,7 @@ def tune(game, games_dir, limit, selfplay, players, jobs, spec, skip, l2, seed, 
             tuning_mod.write(data, out)
             click.echo(f"-> {out}")
         return
+    skip = skip or 0
     if spec:
         raise click.UsageError("--spec is for RINGS (YINSH's self-play agent is alphabeta:depth=2)")
     from .ai import tuning
