@@ -6,6 +6,7 @@ Every command drives the games through the game protocol only.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
@@ -1087,13 +1088,13 @@ def import_(files, db_url):
               help="YINSH: add this many self-play games of alphabeta:depth=2 (default 0); Gygès: fit on this many "
                    "self-play games of search:depth=2,min=2 (default 1500); RINGS: fit on this many self-play games of "
                    "the compiled MCTS (default 300). Seeded.")
-@click.option("--players", type=click.IntRange(3, 6), default=4, show_default=True, help="RINGS: players of the self-play games.")
+@click.option("--players", type=click.IntRange(3, 6), default=None, help="RINGS: players of the self-play games (default 4).")
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Gygès, RINGS: processes playing the self-play games.")
 @click.option("--spec", default=None, help="Gygès, RINGS: the self-play agent (default search:depth=2,min=2; uct:iterations=1000,c=0.2).")
 @click.option("--skip", type=click.IntRange(0, 200), default=None,
               help="YINSH: turns after the ring placement left out of each game (default 0); Gygès: decisions left "
                    "out (default 4: the random ones); RINGS: decisions left out (default 0).")
-@click.option("--l2", type=click.FloatRange(0), default=1.0, show_default=True,
+@click.option("--l2", type=click.FloatRange(0), default=1.0, show_default=True, callback=lambda c, p, v: _finite(v, "--l2"),
               help="Pull of each weight towards today's (per standardised feature).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the self-play games.")
 @click.option("--fix", multiple=True, help="A feature that keeps today's weight (repeatable), e.g. --fix three.")
@@ -1107,6 +1108,10 @@ def tune(game, games_dir, limit, selfplay, players, jobs, spec, skip, l2, seed, 
     softmax over the seats). Prints the cross-validated log-loss and accuracy of today's weights and of the tuned ones.
     """
     echo = lambda m: click.echo(m, err=True)  # noqa: E731
+    if players is not None and game != "rings":
+        raise click.UsageError("--players is for RINGS (YINSH and Gygès are two-player games)")
+    if out:
+        _check_writable(out)  # before the games are played, not after
     if game in ("gyges", "rings"):
         label = "Gygès" if game == "gyges" else "RINGS"
         if games_dir or limit or fix:
@@ -1120,31 +1125,50 @@ def tune(game, games_dir, limit, selfplay, players, jobs, spec, skip, l2, seed, 
         else:
             from .ai import tuning_rings as tuning_mod  # type: ignore[no-redef]
 
-            kwargs = {"games": 300 if selfplay is None else selfplay, "players": players, "skip": skip or 0}
+            kwargs = {"games": 300 if selfplay is None else selfplay, "players": players or 4, "skip": skip or 0}
         try:
             data = tuning_mod.tune(seed=seed, l2=l2, jobs=jobs, echo=echo, spec=spec or tuning_mod.SELFPLAY_SPEC,
                                    **kwargs)
         except ValueError as exc:
             raise click.ClickException(str(exc)[:300]) from None
-        click.echo(tuning_mod.describe(data))
-        if out:
-            tuning_mod.write(data, out)
-            click.echo(f"-> {out}")
-        return
-    skip = skip or 0
-    if spec:
-        raise click.UsageError("--spec is for RINGS (YINSH's self-play agent is alphabeta:depth=2)")
-    from .ai import tuning
+        describe, write = tuning_mod.describe, tuning_mod.write
+    else:
+        if spec:
+            raise click.UsageError("--spec is for Gygès and RINGS (YINSH's self-play agent is alphabeta:depth=2)")
+        from .ai import tuning
 
-    try:
-        data = tuning.tune(list(games_dir) or tuning.DEFAULT_GAMES, limit=limit, selfplay=selfplay or 0, skip=skip, l2=l2,
-                           seed=seed, echo=echo, fix=fix)
-    except (FileNotFoundError, ValueError) as exc:
-        raise click.ClickException(str(exc)[:300]) from None
-    click.echo(tuning.describe(data))
+        try:
+            data = tuning.tune(list(games_dir) or tuning.DEFAULT_GAMES, limit=limit, selfplay=selfplay or 0,
+                               skip=skip or 0, l2=l2, seed=seed, echo=echo, fix=fix)
+        except (FileNotFoundError, ValueError) as exc:
+            raise click.ClickException(str(exc)[:300]) from None
+        describe, write = tuning.describe, tuning.write
+    click.echo(describe(data))
+    k = float(data["fit"]["K"])
+    if not (math.isfinite(k) and k > 0):
+        raise click.ClickException(f"the fitted scale K is {k:g}: today's weights do not predict these games' results "
+                                   f"(too few games, or games decided at random?); no weight file written")
     if out:
-        tuning.write(data, out)
+        write(data, out)
         click.echo(f"-> {out}")
+
+
+def _finite(value: float, name: str) -> float:
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{name} must be a finite number, not {value}")
+    return value
+
+
+def _check_writable(path: str) -> None:
+    """A UsageError unless a file can be written at ``path`` (checked by opening it; a file made here is removed)."""
+    existed = os.path.exists(path)
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as exc:
+        raise click.UsageError(f"cannot write {path[:200]}: {exc.strerror}") from None
+    if not existed:
+        os.remove(path)
 
 
 @main.group()

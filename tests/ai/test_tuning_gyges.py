@@ -137,3 +137,58 @@ def test_level_3_plays_the_tuned_weights_and_levels_4_and_5_today_s():
         if differ >= 2:
             break
     assert differ >= 2
+
+
+def test_tune_refuses_bad_options_before_playing(tmp_path, monkeypatch):
+    """A bad --out, --l2 or --players is refused at once (before minutes of self-play), with a one-line error."""
+    def no_games(*args, **kwargs):
+        raise AssertionError("self-play started")
+
+    monkeypatch.setattr(T, "tune", no_games)
+    cases = [
+        (["--out", str(tmp_path / "no" / "such" / "w.json")], "cannot write"),
+        (["--l2", "nan"], "--l2 must be a finite number"),
+        (["--l2", "inf"], "--l2 must be a finite number"),
+        (["--players", "5"], "--players is for RINGS"),
+    ]
+    for extra, message in cases:
+        r = CliRunner().invoke(main, ["tune", "gyges", *extra])
+        assert r.exit_code == 2, (extra, r.output)
+        assert message in r.output and "Traceback" not in r.output
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_fit_that_anti_predicts_writes_no_file(tmp_path):
+    """Ten games of random play: today's weights predict them worse than chance (K < 0), so no file is written."""
+    out = tmp_path / "w.json"
+    r = CliRunner().invoke(main, ["tune", "gyges", "--selfplay", "10", "--spec", "random", "--out", str(out)])
+    assert r.exit_code == 1
+    assert "the fitted scale K is -0.000204179" in r.output and "no weight file written" in r.output
+    assert not out.exists()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"weights": ' + str(G.HAND_WEIGHTS).replace("'", '"') + ', "scale": -4897.65}')
+    with pytest.raises(ValueError, match="'scale' must be a number of points above 0"):
+        G.load_weights(bad)
+
+
+def test_level_3_takes_another_evaluation_by_name():
+    """level:3 plays eval=tuned; level:3,eval=hand replaces it (not 'eval given twice')."""
+    from ringgames.ai.agents import make_agent
+
+    s = load_game("gyges").state_from_position(RECORDED_POSITION)
+    for name in ("hand", "tuned"):
+        agent = make_agent(f"level:3,eval={name}")
+        agent.choose(s.clone())
+        assert agent.agent_for("gyges").eval_name == name
+    r = CliRunner().invoke(main, ["match", "gyges", "level:3,eval=hand", "random", "--games", "2"])
+    assert r.exit_code == 0, r.output
+
+
+def test_greedy_refuses_a_named_evaluation():
+    """greedy's eval= is an on/off switch; eval=tuned used to be taken as 'on' and play today's weights silently."""
+    from ringgames.ai.agents import make_agent
+
+    for bad in ("tuned", "nope", "2"):
+        with pytest.raises(ValueError, match="greedy eval= is 1"):
+            make_agent(f"greedy:eval={bad}")
+    assert make_agent("greedy:eval=0").use_eval is False and make_agent("greedy").use_eval is True

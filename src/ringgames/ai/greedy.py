@@ -24,6 +24,9 @@ __all__ = ["GreedyAgent"]
 class GreedyAgent:
     def __init__(self, seed: int | None = None, eval: int = 1, noise: float = 0.0):
         self.rng = random.Random(seed)
+        if isinstance(eval, bool) or eval not in (0, 1):
+            raise ValueError(f"greedy eval= is 1 (today's evaluation) or 0 (random safe moves), not {str(eval)[:40]!r}; "
+                             "named evaluations (eval=tuned) are for the searching agents")
         self.use_eval = bool(eval)
         self.noise = float(noise)
         self.name = "greedy"

@@ -202,6 +202,10 @@ def spec_for(game: str, level: int, scale: float = 1.0, players: int = 2, baseli
     if "time" not in opts:
         return spec
     opts["time"] = opts["time"] * scale
+    return _join(kind, opts)
+
+
+def _join(kind: str, opts: dict) -> str:
     return kind + ":" + ",".join(f"{k}={_fmt(v) if isinstance(v, (int, float)) else v}" for k, v in opts.items())
 
 
@@ -235,7 +239,9 @@ class LevelAgent:
                 if parse_spec(spec)[0] not in ("alphabeta", "search", "uct"):
                     raise ValueError(f"eval= applies to the searching levels (alpha-beta, compiled MCTS); level "
                                      f"{self.level} of {game_name} is {spec}")
-                spec += f",eval={self.eval}"
+                kind, opts = parse_spec(spec)
+                opts["eval"] = self.eval  # replaces the level's own (Gygès level 3 plays eval=tuned; eval=hand undoes it)
+                spec = _join(kind, opts)
             if self.threads > 1 and parse_spec(spec)[0] == "search":  # greedy, MCTS: one thread (module docs)
                 spec += f",threads={self.threads}"
             if self.seed is not None:

@@ -93,6 +93,9 @@ def read_weight_file(path: str | Path, features: Sequence[str]) -> dict:
     weights = data.get("weights") if isinstance(data, dict) else None
     if not isinstance(weights, dict) or any(not isinstance(weights.get(k), (int, float)) for k in features):
         raise ValueError(f"{path}: needs a number for each of {', '.join(features)} under 'weights'")
+    scale = data.get("scale", 1.0)
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not 0 < scale < math.inf:
+        raise ValueError(f"{path}: 'scale' must be a number of points above 0, not {str(scale)[:40]}")
     return data
 
 
