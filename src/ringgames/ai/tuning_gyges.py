@@ -113,7 +113,7 @@ def tune(games: int = GAMES, seed: int = 0, skip: int = OPENING, l2: float = 1.0
     beta = T.fit_weights(x, y, hand * k, l2=l2)
     weights = {name: round(float(w), 3) for name, w in zip(G.FEATURES, beta / k, strict=True)}
     tuned = np.array(G.weight_vector(weights))
-    report = T._report
+    report = T.fit_report
     results = {
         f"hand_{G.SCALE:g}": {"cv": report(x @ hand / G.SCALE, y)},
         "hand": {"cv": report(z_hand, y), "fit": report(k * x @ hand, y)},
