@@ -421,10 +421,14 @@ def _check_specs(specs, external: bool = True, game=None, hint: str | None = Non
 @players_opt
 @click.option("--save", "save_dir", type=click.Path(file_okay=False), default=None, help="Write every game as .rgn here.")
 @click.option("--json", "as_json", is_flag=True, help="End with one JSON line: wins, draws, losses, score, elo, elo_low, elo_high.")
+@click.option("--opening", type=click.IntRange(0, 40), default=0, show_default=True,
+              help="Random decisions at the start of each game (seeded; the same for each seating of the agents, so "
+                   "each opening is played with both colours): varied games between deterministic agents. Gygès "
+                   "--opening 1: South's arrangement at random.")
 @ray_opt
 @sprt_opt
-def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, ray_address, sprt_elo, sprt_alpha,
-          sprt_beta):
+def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, opening, ray_address, sprt_elo,
+          sprt_alpha, sprt_beta):
     """Play GAMES games between agent specs A B [C ...] (colours alternate).
 
     Agent specs: random, greedy, mcts:iterations=2000, mcts:time=1,
@@ -490,13 +494,14 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
     try:
         res = run_match(game, list(agents), games=games, seed=seed, jobs=jobs, variant=variant,
                         players=g.num_players, progress=bar, on_result=on_result, ray=ray_address, ray_cpus=ray_cpus,
-                        stop=None if test is None else lambda: test.status != "running")
+                        stop=None if test is None else lambda: test.status != "running", opening=opening)
     except RayError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
         bar.close()
     a = agents[0]
-    click.echo(f"{g.title} ({g.variant}, {g.num_players} players): {a} vs {' / '.join(agents[1:])}, {res['games']} games")
+    click.echo(f"{g.title} ({g.variant}, {g.num_players} players): {a} vs {' / '.join(agents[1:])}, {res['games']} games"
+               + (f", the first {opening} decision(s) of each at random" if opening else ""))
     for err in res["errors"]:
         click.echo(f"error (not counted): {err}")
     if res["score"] is None:
@@ -1150,6 +1155,33 @@ def tune(game, games_dir, limit, selfplay, players, jobs, spec, skip, l2, seed, 
                                    f"(too few games, or games decided at random?); no weight file written")
     if out:
         write(data, out)
+        click.echo(f"-> {out}")
+
+
+@main.command()
+@click.argument("game", type=click.Choice(["gyges"]))
+@click.option("--depth", type=click.IntRange(1, 8), default=None,
+              help="Turns each search looks ahead from North's setup decision (default 6: the shipped book).")
+@click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True, help="Processes running the searches.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the searches' root order.")
+@click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
+              help="Write the book here (default: print its summary only; the package's is "
+                   "src/ringgames/ai/books/gyges_setup.json).")
+def book(game, depth, jobs, seed, out):
+    """Build GAME's opening book by deep searches (Gygès: the setup; docs/ai.md, "Gygès setup book").
+
+    North's reply to each of South's 90 arrangements (48 searches: mirror images share one) and South's arrangement.
+    The same options give the same book on any machine. The shipped one: --depth 6 (about 20 minutes on 2 cores).
+    """
+    from .ai import book as book_mod
+
+    if out:
+        _check_writable(out)
+    data = book_mod.build(depth=book_mod.DEPTH if depth is None else depth, jobs=jobs, seed=seed,
+                          echo=lambda m: click.echo(m, err=True))
+    click.echo(book_mod.describe(data))
+    if out:
+        book_mod.write(data, out)
         click.echo(f"-> {out}")
 
 

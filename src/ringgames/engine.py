@@ -453,6 +453,8 @@ class Engine:
         else:  # greedy, random: one decision ahead, no limits to apply
             a = agent.choose(state)
             res = {"action": a, "depth": 1, "pv": [a], "seconds": time.perf_counter() - t0}
+        if res.get("book"):  # the game's opening book answered (Gygès level 5's setup): no search ran
+            self.write("info string book move")
         on_info(res)
         return res["action"]
 

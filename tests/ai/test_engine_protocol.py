@@ -215,6 +215,29 @@ def test_position_fen_finds_the_win(pipe):
     assert any("score win" in ln for ln in lines)
 
 
+def test_gyges_level_5_answers_the_setup_from_its_book(pipe):
+    import json
+
+    from ringgames.ai.book import BOOK_FILES
+
+    moves = json.loads(BOOK_FILES["gyges"].read_text())["moves"]
+    start = load_game("gyges").new_initial_state()
+    south = moves[start.position()]["action"]
+    pipe.send("setoption name game value gyges")
+    pipe.send("setoption name level value 5")
+    pipe.send("position startpos")
+    lines = pipe.ask("go movetime 200", "bestmove")
+    assert lines[-1] == f"bestmove {south}" and "info string book move" in lines
+    assert "info depth 6 nodes 0 " in lines[-2] and lines[-2].endswith(f"pv {south}")
+    after = start.clone()
+    after.apply_action(after.string_to_action("321123"))
+    pipe.send("position startpos moves 321123")
+    assert pipe.ask("go movetime 200", "bestmove")[-1] == f"bestmove {moves[after.position()]['action']}"
+    pipe.send("setoption name level value search:depth=1")  # no book=1: a search
+    pipe.send("position startpos")
+    assert "info string book move" not in pipe.ask("go depth 1", "bestmove")
+
+
 def test_stop_during_infinite(pipe):
     state, moves = _start("yinsh", 2, seed=3, plies=16)
     pipe.send("setoption name level value alphabeta:time=1")

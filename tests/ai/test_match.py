@@ -159,3 +159,26 @@ def test_play_refuses_a_save_path_in_no_directory_before_the_game(tmp_path):
     res = CliRunner().invoke(main, ["play", "gyges", "--south", "random", "--north", "random",
                                     "--save", str(tmp_path / "missing" / "x.rgn")], input="")
     assert res.exit_code == 2 and "no directory" in res.output and "plays" not in res.output
+
+
+def test_a_random_opening_is_shared_by_both_colours_and_varies_the_games(tmp_path):
+    from ringgames.ai.match import play_game, run_match
+
+    # --opening 1 (Gygès: South's arrangement at random): the same arrangement for both colours of a pairing
+    games = [play_game("gyges", seating(["greedy", "greedy:eval=0"], 2, i), i, seed=3, opening=1,
+                       opening_key=i // 2).history for i in range(8)]
+    firsts = [h[0] for h in games]
+    assert firsts[0::2] == firsts[1::2]  # games 2j and 2j + 1 (colours swapped) open alike
+    assert len(set(firsts)) >= 3  # and the openings differ (90 arrangements)
+    assert play_game("gyges", ["greedy", "greedy:eval=0"], 1, seed=3, opening=1, opening_key=0).history[0] == firsts[0]
+    res = run_match("gyges", ["greedy", "greedy:eval=0"], games=4, seed=3, opening=1)
+    assert res["games"] == 4
+    # the command line: the same openings, said in the summary
+    out = tmp_path / "g"
+    r = CliRunner().invoke(main, ["match", "gyges", "greedy", "greedy:eval=0", "-n", "4", "--seed", "3",
+                                  "--opening", "1", "--save", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "the first 1 decision(s) of each at random" in r.output
+    saved = sorted(out.glob("*.rgn"))
+    assert [p.read_text().split("\n1. ")[1].split()[0] for p in saved] == firsts[:4]
+    assert CliRunner().invoke(main, ["match", "gyges", "greedy", "random", "--opening", "41"]).exit_code == 2

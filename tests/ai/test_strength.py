@@ -264,7 +264,7 @@ def test_with_two_jobs_a_decided_test_leaves_at_most_the_other_running_game(tmp_
 def test_an_against_row_of_todays_level_is_todays():
     from ringgames.ai.strength import current_pairings
 
-    rec = {"game": "gyges", "level": 5, "opponent": "baseline:5", "a": "search:time=5,min=3", "b": "baseline:5",
+    rec = {"game": "gyges", "level": 5, "opponent": "baseline:5", "a": "search:time=5,min=3,book=1", "b": "baseline:5",
            "seed": 0, "index": 0, "score": 1.0, "engine": "kernel"}
     cur = current_pairings(["gyges"])
     row = [line for line in ledger_table([rec], current=cur).splitlines() if line.startswith("| gyges ")][0]

@@ -37,6 +37,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from ..protocol import TERMINAL, State
+from .book import book_move
 from .evaluation import get_evaluator, win_probability
 from .tactics import safe_actions, winning_action
 
@@ -75,7 +76,8 @@ class AlphaBetaAgent:
     with a null window around alpha first and searched again only if they may be better; same
     values, fewer nodes; default 0 so that ``baseline:N`` keeps today's search), ``eval`` (the name of one of
     the game's other evaluations, e.g. ``eval=tuned``: YINSH's weights fitted on real games; default: the
-    game's own evaluation).
+    game's own evaluation), ``book`` (1: where the position is in the game's opening book — Gygès's setup,
+    :mod:`ringgames.ai.book` — play the book's action without searching; default 0).
     With ``min`` a level keeps its least search depth on any machine and under
     scaled budgets, so that a level's strength does not collapse to the level below.
     """
@@ -85,8 +87,12 @@ class AlphaBetaAgent:
 
     def __init__(self, depth: int | None = None, time: float | None = None, extend: int = 4, tt: int = 400_000,
                  seed: int | None = None, noise: float = 0.0, safe: int = 1, min: int = 1,  # noqa: A002
-                 pvs: int = 0, eval: str = ""):  # noqa: A002
+                 pvs: int = 0, eval: str = "", book: int = 0):  # noqa: A002
         kind = self.kind
+        if isinstance(book, bool) or not isinstance(book, int) or book not in (0, 1):
+            raise ValueError(f"{kind} book must be 0 or 1 (1: play the game's opening book where it has the position), "
+                             f"not {book!r}")
+        self.book = bool(book)
         if not isinstance(eval, str):
             raise ValueError(f"{kind} eval must be the name of an evaluation (such as tuned), not {eval!r}")
         self.eval_name = eval
@@ -351,7 +357,7 @@ class AlphaBetaAgent:
 
     def _root_actions(self, state: State, exclude: Collection[int], start: float) -> tuple[list[int], dict[str, Any], bool]:
         """The root actions to search (shuffled) and the result so far; ``done``: the result needs no search (one
-        action, a win within the turn, or one action that does not hand the opponent a win)."""
+        action, a book action, a win within the turn, or one action that does not hand the opponent a win)."""
         actions = self._actions(state)
         if exclude:
             actions = [a for a in actions if a not in set(exclude)]
@@ -361,6 +367,13 @@ class AlphaBetaAgent:
         if len(actions) == 1:
             result.update(nodes=0, win_probability=0.5, seconds=0.0)
             return actions, result, True
+        if self.book:
+            entry = book_move(state)
+            if entry is not None and entry[0] not in exclude:
+                a, v, d = entry
+                result.update(action=a, value=v, pv=[a], depth=d, book=True)
+                self.nodes = 0  # no search ran
+                return actions, self._finish(result, start, get_evaluator(state.game.name, self.eval_name)[1]), True
         win = winning_action(state)
         if win is not None and win not in exclude:
             result.update(action=win, value=WIN - 1, pv=[win], depth=1, nodes=0, win_probability=1.0,

@@ -13,12 +13,16 @@ Level  Meaning
 ``level:N,eval=NAME`` searches with one of the game's other evaluations (a searching level: alpha-beta or the compiled MCTS; YINSH
 ``level:5,eval=tuned``, the weights fitted on real games, ``docs/ai.md``).
 
+``level:N,book=0`` or ``book=1`` plays an alpha-beta level without or with its game's opening book
+(:mod:`ringgames.ai.book`; Gygès level 5 has the setup book, ``level:5,book=0`` is the same level without it); a
+level played by greedy or MCTS ignores it (as ``threads``), and so does a game without a book.
+
 ``level:N,threads=K`` (1 to :data:`MAX_LEVEL_THREADS`, the machine's cores and at least 2) hands ``threads=K`` to
 the level's agent where that is the compiled ``search:`` (lazy SMP: levels 3–5 of YINSH, Gygès and RINGS with 2–3
 players); other levels (greedy, MCTS) play on one thread whatever it says, as with the engine protocol's
 ``setoption name threads`` (a ceiling, so one spec serves every level, game and number of players).
 
-``baseline:N`` (options as ``level:N``: ``seed``, ``scale``, ``eval``; not ``threads``: no baseline
+``baseline:N`` (options as ``level:N``: ``seed``, ``scale``, ``eval``, ``book``; not ``threads``: no baseline
 has a threaded search) plays today's level ``N``
 from the frozen table :data:`BASELINES`, so that stronger future levels can be
 measured against it (``ringgames match yinsh level:5 baseline:5``) while
@@ -89,13 +93,15 @@ LEVELS: dict[str, dict[int, str]] = {
     # level 4 depth 3 always (0.3–2 s), level 5 depth 4–6 in 5 s and never below depth 3. Level 3 values positions
     # with the weights fitted on self-play (``eval=tuned``: evaluation/gyges_weights.json, ``ringgames tune gyges``):
     # at depth 2 they beat today's weights, at 1 s a decision they gain nothing, and levels 4 and 5 both with them
-    # scored 0.50 against each other (docs/ai.md, "Gygès evaluation tuned on self-play").
+    # scored 0.50 against each other (docs/ai.md, "Gygès evaluation tuned on self-play"). Level 5 plays the setup
+    # from the book of depth-6 searches (``book=1``: ai/books/gyges_setup.json, ``ringgames book gyges``; docs/ai.md,
+    # "Gygès setup book").
     "gyges": {
         1: "greedy:eval=0",
         2: "greedy",
         3: "search:depth=2,time=1,min=2,eval=tuned",
         4: "search:time=1.5,min=3",
-        5: "search:time=5,min=3",
+        5: "search:time=5,min=3,book=1",
     },
     # RINGS: depth 2 takes 0.05–0.3 s in the middle game; at least depth 2 at every level.
     # RINGS, two players: the compiled search too (about 70x the Python search's nodes/s, depth 4 instead
@@ -218,8 +224,11 @@ class LevelAgent:
     baseline = False
 
     def __init__(self, value: int = 3, seed: int | None = None, scale: float = 1.0, eval: str = "",  # noqa: A002
-                 threads: int = 1):
+                 threads: int = 1, book: int | None = None):
         self.level = int(value)
+        if book is not None and (isinstance(book, bool) or not isinstance(book, int) or book not in (0, 1)):
+            raise ValueError(f"book must be 0 or 1 (the game's opening book off or on), not {book!r}")
+        self.book = book
         if not 1 <= self.level <= 5:
             raise ValueError(f"levels are 1–5, not {value}")
         if not isinstance(eval, str):
@@ -241,6 +250,10 @@ class LevelAgent:
                                      f"{self.level} of {game_name} is {spec}")
                 kind, opts = parse_spec(spec)
                 opts["eval"] = self.eval  # replaces the level's own (Gygès level 3 plays eval=tuned; eval=hand undoes it)
+                spec = _join(kind, opts)
+            if self.book is not None and parse_spec(spec)[0] in ("alphabeta", "search"):  # others: no book (docs)
+                kind, opts = parse_spec(spec)
+                opts["book"] = self.book  # replaces the level's own (Gygès level 5 plays book=1; book=0 undoes it)
                 spec = _join(kind, opts)
             if self.threads > 1 and parse_spec(spec)[0] == "search":  # greedy, MCTS: one thread (module docs)
                 spec += f",threads={self.threads}"
@@ -269,8 +282,8 @@ class BaselineAgent(LevelAgent):
     baseline = True
 
     def __init__(self, value: int = 3, seed: int | None = None, scale: float = 1.0, eval: str = "",  # noqa: A002
-                 threads: int = 1):
+                 threads: int = 1, book: int | None = None):
         if threads != 1:
             raise ValueError(f"threads= applies to level:N (the compiled search); baseline:{value} plays the frozen "
                              "levels, which search on one thread")
-        super().__init__(value, seed, scale, eval)
+        super().__init__(value, seed, scale, eval, book=book)

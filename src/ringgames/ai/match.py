@@ -95,8 +95,13 @@ def seating(specs: list[str], players: int, index: int) -> list[str]:
 
 
 def play_game(game_name: str, seats: list[str], index: int = 0, seed: int = 0, variant: str | None = None,
-              players: int | None = None, max_actions: int = 20_000, position: str | None = None) -> GameResult:
+              players: int | None = None, max_actions: int = 20_000, position: str | None = None,
+              opening: int = 0, opening_key: int | None = None) -> GameResult:
     """Play one game between seat specs (each seat gets its own agent, seeded from ``seed`` and ``index``).
+
+    ``opening``: the first ``opening`` decisions are uniformly random instead of the agents' (drawn from ``seed`` and
+    ``opening_key``, default ``index``: games with the same key start alike, so that :func:`run_match` gives each
+    pairing of seats the same random opening).
 
     An :class:`~ringgames.ai.agents.AgentError` (an external engine's illegal move, exit or
     timeout) ends the game with reason ``"error"`` and the message in ``error``; agents with a
@@ -123,12 +128,16 @@ def play_game(game_name: str, seats: list[str], index: int = 0, seed: int = 0, v
             start = getattr(ag, "new_game", None)
             if start is not None:
                 start(game)
+        rng = random.Random(f"opening {seed} {index if opening_key is None else opening_key}")
         while not state.is_terminal() and n < max_actions:
             p = state.current_player()
             culprit = seats[p]
-            t = time.perf_counter()
-            a = agents[p].choose(state)
-            think[seats[p]] += time.perf_counter() - t
+            if n < opening:
+                a = rng.choice(state.legal_actions())
+            else:
+                t = time.perf_counter()
+                a = agents[p].choose(state)
+                think[seats[p]] += time.perf_counter() - t
             if a not in state.legal_actions():
                 raise RuntimeError(f"agent {seats[p]} chose an illegal action {a} in {state.position()}")
             names.append(state.action_to_string(a))
@@ -221,8 +230,12 @@ def elo_summary(scores: list[float]) -> dict:
 
 def run_match(game_name: str, specs: list[str], games: int = 10, seed: int = 0, jobs: int = 1,
               variant: str | None = None, players: int | None = None, progress=None, on_result=None,
-              ray: str | None = None, ray_cpus: int | None = None, stop=None) -> dict:
+              ray: str | None = None, ray_cpus: int | None = None, stop=None, opening: int = 0) -> dict:
     """Play ``games`` games; returns a summary for ``specs[0]`` (A) against the others.
+
+    ``opening``: each game's first ``opening`` decisions are random, the same in the games of one round of seatings
+    (games ``k·j`` to ``k·j + k - 1`` for ``k`` specs: with two, each opening is played once with each colour), so
+    that deterministic agents do not replay one game, and neither side gains from the openings.
 
     ``stop()``: called after each finished game (after ``on_result``); once it returns true no more
     games are started (a sequential test such as the SPRT ends the match; not with ``ray``). The
@@ -234,7 +247,8 @@ def run_match(game_name: str, specs: list[str], games: int = 10, seed: int = 0, 
     address; None (default): ``jobs`` local processes. The results are the same either way.
     """
     nplayers = players or (len(specs) if len(specs) > 2 else 2)
-    jobs_args = [((game_name, seating(specs, nplayers, i), i, seed), {"variant": variant, "players": nplayers})
+    jobs_args = [((game_name, seating(specs, nplayers, i), i, seed),
+                  {"variant": variant, "players": nplayers, "opening": opening, "opening_key": i // len(specs)})
                  for i in range(games)]
     results: list[GameResult] = []
 
