@@ -614,10 +614,13 @@ def analyse(game, variant, players, position, moves, seconds, kind, seed, as_jso
               help="Play each level against this agent spec instead (e.g. baseline:5 or \"engine:CMD;movetime=500\").")
 @click.option("--players", type=click.IntRange(2, 6), default=2, show_default=True,
               help="Number of players (RINGS: 2–6; the seats dealt A-B-A-B… rotating, a game counted as who won it).")
+@click.option("--opening", type=click.IntRange(0, 40), default=0, show_default=True,
+              help="Random decisions at the start of each game, the same for both colours (as match --opening; "
+                   "Gygès 1: South's arrangement at random); a pairing of its own in the ledger and the report.")
 @sprt_opt
 @ray_opt
 def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, summary_only, against, players,
-             sprt_elo, sprt_alpha, sprt_beta, ray_address):
+             opening, sprt_elo, sprt_alpha, sprt_beta, ray_address):
     """Strength report: every level against random and against the level below.
 
     Resumable and divisible: each finished game is appended to --ledger at once,
@@ -690,7 +693,7 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
         sprt = None if test is None else (test.elo0, test.elo1, test.alpha, test.beta)
         try:
             run_pairings(pairs, games, seed, ledger, jobs=jobs, echo=lambda m: click.echo(m, err=True),
-                         ray=ray_address, ray_cpus=ray_cpus, sprt=sprt)
+                         ray=ray_address, ray_cpus=ray_cpus, sprt=sprt, opening=opening)
         except RayError as exc:
             raise click.ClickException(str(exc)) from None
     lines = ["# Strength ledger summary", "",

@@ -272,3 +272,35 @@ def test_an_against_row_of_todays_level_is_todays():
     old = dict(rec, a="search:time=4,min=3")
     row = [line for line in ledger_table([old], current=cur).splitlines() if line.startswith("| gyges ")][0]
     assert "not today's level" in row
+
+
+def test_a_random_opening_is_a_pairing_of_its_own_shared_by_both_colours(tmp_path):
+    ledger, out = tmp_path / "r.jsonl", tmp_path / "r.md"
+    base = ["strength", "--game", "gyges", "--levels", "2", "--opponents", "below", "--seed", "5", "--games", "4",
+            "--ledger", str(ledger), "--out", str(out)]
+    assert CliRunner().invoke(main, base).exit_code == 0
+    r = CliRunner().invoke(main, base + ["--opening", "1"])
+    assert r.exit_code == 0, r.output
+    recs = read_ledger(ledger)
+    plain = [x for x in recs if "opening" not in x]
+    opened = sorted((x for x in recs if x.get("opening") == 1), key=lambda x: x["index"])
+    assert len(plain) == 4 and [x["index"] for x in opened] == [0, 1, 2, 3]  # not taken for the plain games
+    # the same random arrangement in games 2j and 2j+1 (colours swapped), as match --opening gives it
+    from ringgames.ai.match import play_game
+
+    firsts = [play_game("gyges", x["seats"], x["index"], seed=5, opening=1, opening_key=x["index"] // 2).history[0]
+              for x in opened]
+    assert firsts[0] == firsts[1] and firsts[2] == firsts[3] and firsts[0] != firsts[2]
+    assert [x["score"] for x in opened] == [
+        play_game("gyges", x["seats"], x["index"], seed=5, opening=1, opening_key=x["index"] // 2).score_for(x["a"])
+        for x in opened]
+    # a rerun with the opening plays nothing more; the report has a row for each
+    CliRunner().invoke(main, base + ["--opening", "1"])
+    assert len(read_ledger(ledger)) == 8
+    text = out.read_text()
+    assert "| gyges | 2 | `greedy` | level 1 (`greedy:eval=0`) | 4 (5) |" in text
+    assert "| gyges | 2 | `greedy` | level 1, the first 1 decision(s) at random (`greedy:eval=0`) | 4 (5) |" in text
+    bad = dict(opened[0], opening=-1)
+    from ringgames.ai.strength import record_problem
+
+    assert "opening must be a whole number from 0" in record_problem(bad)

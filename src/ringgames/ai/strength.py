@@ -163,7 +163,9 @@ def record_problem(rec: object) -> str | None:
     for k in ("game", "opponent", "a", "b"):
         if not isinstance(rec.get(k), str):
             return f"{k} must be a string, not {str(rec.get(k))[:40]!r}"
-    for k, low in (("level", 1), ("seed", None), ("index", 0)):
+    for k, low in (("level", 1), ("seed", None), ("index", 0), ("opening", 0)):
+        if k == "opening" and k not in rec:
+            continue
         v = rec.get(k)
         if isinstance(v, bool) or not isinstance(v, int) or (low is not None and v < low):
             return f"{k} must be a whole number{'' if low is None else f' from {low}'}, not {str(v)[:40]!r}"
@@ -229,9 +231,11 @@ def read_ledger(path, problems: list | None = None) -> list[dict]:
 
 
 def game_key(rec: dict) -> tuple:
-    """A ledger game's identity: game ``index`` of a pairing (game, opponent, both specs, players) and seed is always
-    the same game, so a ledger holds it once."""
-    return rec["game"], rec["opponent"], rec["a"], rec["b"], rec.get("players", 2), rec["seed"], rec["index"]
+    """A ledger game's identity: game ``index`` of a pairing (game, opponent, both specs, players), seed and random
+    opening (``opening``: the first decisions at random, 0 if none) is always the same game, so a ledger holds it
+    once."""
+    return (rec["game"], rec["opponent"], rec["a"], rec["b"], rec.get("players", 2), rec["seed"], rec.get("opening", 0),
+            rec["index"])
 
 
 def _commit() -> str | None:
@@ -258,9 +262,11 @@ def _engine(name: str) -> str:
     return "kernel" if JIT_ENABLED else "kernel-nojit"
 
 
-def _record(pr: dict, r, seed: int, engine: str, commit: str | None, sprt: tuple | None = None) -> dict:
+def _record(pr: dict, r, seed: int, engine: str, commit: str | None, sprt: tuple | None = None,
+            opening: int = 0) -> dict:
     """The ledger line of a finished game ``r`` (a :class:`~ringgames.ai.match.GameResult`) of pairing ``pr``
-    (``players`` and ``won`` only with more than two players; ``sprt``: the test the pairing was played under)."""
+    (``players`` and ``won`` only with more than two players; ``sprt``: the test the pairing was played under;
+    ``opening`` only if the game's first decisions were random)."""
     rec = {"game": pr["game"], "level": pr["level"], "opponent": pr["opponent"], "a": pr["a"], "b": pr["b"],
            "seed": seed, "index": r.index, "seats": r.seats, "score": r.score_for(pr["a"]),
            "reason": r.reason, "actions": r.actions, "seconds": round(r.seconds, 2),
@@ -273,6 +279,8 @@ def _record(pr: dict, r, seed: int, engine: str, commit: str | None, sprt: tuple
         rec["think_b"] = round(r.think.get(pr["b"], 0.0), 2)
     if sprt is not None:
         rec["sprt"] = list(sprt)
+    if opening:
+        rec["opening"] = opening
     if r.error is not None:
         rec["error"] = r.error
     return rec
@@ -299,7 +307,8 @@ def _ray_job(key: int, args: tuple):
 
 
 def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1, echo=print,
-                 ray: str | None = None, ray_cpus: int | None = None, sprt: tuple | None = None) -> None:
+                 ray: str | None = None, ray_cpus: int | None = None, sprt: tuple | None = None,
+                 opening: int = 0) -> None:
     """Play the games of ``pairs`` that ``ledger`` does not hold yet (game ``i`` of a pairing and seed
     is always the same game, colours alternating with ``i``; with more than two players, a pairing's
     ``players``, the seats dealt A-B-A-B… rotating) and append each to the ledger as it
@@ -310,6 +319,9 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
     decides no more games of the pairing start (with ``jobs`` > 1 the others already running finish and are
     recorded, not counted, as ``match --sprt`` reports them). ``games`` is then the most a pairing plays. Games of
     the pairing played outside the test (without it, or with other bounds) are not counted in it. Not with ``ray``.
+
+    ``opening``: each game's first ``opening`` decisions at random (:func:`~ringgames.ai.match.play_game`; game
+    ``i``'s opening is game ``i ^ 1``'s, so each is played with both colours), a pairing of its own in the ledger.
 
     ``ray``: play them as Ray tasks (``ringgames.raytasks``; ``""`` a local Ray instance with ``ray_cpus``
     CPUs, else a cluster's address), every pairing's games submitted at once and each written to the
@@ -342,9 +354,10 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
     tests: dict[int, SPRT] = {}
     for pr in pairs:
         players = pr.get("players", 2)
-        ident = (pr["game"], pr["opponent"], pr["a"], pr["b"], players, seed)
+        ident = (pr["game"], pr["opponent"], pr["a"], pr["b"], players, seed, opening)
         played = {k[-1] for k in have if k[:-1] == ident and k[-1] < games}
-        label = f"{pr['game']}{'' if players == 2 else f' ({players} players)'} L{pr['level']} vs {pr['opponent']}"
+        label = (f"{pr['game']}{'' if players == 2 else f' ({players} players)'} L{pr['level']} vs {pr['opponent']}"
+                 + (f", opening {opening}" if opening else ""))
         if sprt is not None:
             engine = _engine(pr["game"])
             mine = [r for r in done if game_key(r)[:-1] == ident]
@@ -363,7 +376,7 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
         plans.append((pr, label, played))
 
     def write(pr: dict, label: str, r, engine: str, commit: str | None) -> None:
-        rec = _record(pr, r, seed, engine, commit, sprt)
+        rec = _record(pr, r, seed, engine, commit, sprt, opening)
         if r.error is not None:
             echo(f"{label}: game {r.index + 1} ended as an error (not counted): {r.error}")
         with path.open("a") as f:
@@ -386,7 +399,7 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
         for k, (pr, label, played) in enumerate(plans):
             echo(f"{label}: {_games(games - len(played))} of {games} to play")
             specs, n = [pr["a"], pr["b"]], pr.get("players", 2)
-            tasks += [(k, ((pr["game"], seating(specs, n, i), i, seed), {"players": n})) for i in todo(played)]
+            tasks += [(k, ((pr["game"], seating(specs, n, i), i, seed), _kwargs(n, i, opening))) for i in todo(played)]
         left = [games - len(played) for _pr, _label, played in plans]
         t0 = time.perf_counter()
         with session(ray, num_cpus=ray_cpus):
@@ -402,7 +415,7 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
         engine = _engine(pr["game"])
         commit = _commit()
         specs, n = [pr["a"], pr["b"]], pr.get("players", 2)
-        args = (((pr["game"], seating(specs, n, i), i, seed), {"players": n}) for i in todo(played))
+        args = (((pr["game"], seating(specs, n, i), i, seed), _kwargs(n, i, opening)) for i in todo(played))
         test = tests.get(id(pr))
 
         def decided(test: SPRT | None = test) -> bool:
@@ -434,6 +447,13 @@ def run_pairings(pairs: list[dict], games: int, seed: int, ledger, jobs: int = 1
         echo(f"{label}: done in {time.perf_counter() - t0:.0f} s{end}")
 
 
+def _kwargs(players: int, index: int, opening: int) -> dict:
+    """play_game's keywords for game ``index``: with an opening, the pairs of games 2j, 2j+1 (colours swapped; the
+    two specs' seats rotate with period 2) share it."""
+    return {"players": players} if not opening else {"players": players, "opening": opening,
+                                                       "opening_key": index // 2}
+
+
 def _elo(x: float) -> str:
     """A whole number of Elo with its sign (``+0``, never ``-0``)."""
     return f"{round(x) + 0:+d}"
@@ -463,12 +483,13 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
         if game_value(r) is None:
             continue
         # games on a different rules engine (Gygès before its kernel) are summarised apart
-        key = (r["game"], r.get("players", 2), r["level"], r["opponent"], r["a"], r["b"], r.get("engine", "?"))
+        key = (r["game"], r.get("players", 2), r["level"], r["opponent"], r["a"], r["b"], r.get("engine", "?"),
+               r.get("opening", 0))
         groups.setdefault(key, []).append(r)
     lines = ["| game | level | agent | opponent | games (seeds) | W-D-L | score (95% CI) | Elo (95% CI) | target | engine |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    for key in sorted(groups, key=lambda k: (k[0], k[1], k[2], k[3] != "random", k[4], k[5], k[6])):
-        game, players, lv, opp, a, b, _engine_name = key
+    for key in sorted(groups, key=lambda k: (k[0], k[1], k[2], k[3] != "random", k[4], k[5], k[6], k[7])):
+        game, players, lv, opp, a, b, _engine_name, opening = key
         rs = groups[key]
         scores = [float(game_value(r)) for r in rs]  # type: ignore[arg-type]
         e = elo_summary(scores)
@@ -505,6 +526,8 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
             elo = (f"{_elo(e['elo'])} ({_elo(e['elo_low'])} … {_elo(e['elo_high'])})"
                    + (" clipped" if e["elo_clipped"] else ""))
         label = game if players == 2 else f"{game} ({players} players)"
+        if opening:
+            opp = f"{opp}, the first {opening} decision(s) at random"
         lines.append(f"| {label} | {lv} | `{a}` | {opp} (`{b}`) | {n} ({seeds}) | {w}-{n - w - lo_}-{lo_} | "
                      f"{e['score']:.3f} ({e['score_low']:.2f}–{e['score_high']:.2f}) | {elo} | {ok} | {engines} |")
     return "\n".join(lines) + "\n"
