@@ -423,8 +423,8 @@ def _check_specs(specs, external: bool = True, game=None, hint: str | None = Non
 @click.option("--json", "as_json", is_flag=True, help="End with one JSON line: wins, draws, losses, score, elo, elo_low, elo_high.")
 @click.option("--opening", type=click.IntRange(0, 40), default=0, show_default=True,
               help="Random decisions at the start of each game (seeded; the same for each seating of the agents, so "
-                   "each opening is played with both colours): varied games between deterministic agents. Gygès "
-                   "--opening 1: South's arrangement at random.")
+                   "each opening is played with both colours; none that ends the game while another is legal): varied "
+                   "games between deterministic agents. Gygès --opening 1: South's arrangement at random.")
 @ray_opt
 @sprt_opt
 def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, opening, ray_address, sprt_elo,
@@ -1174,7 +1174,8 @@ def book(game, depth, jobs, seed, out):
     """Build GAME's opening book by deep searches (Gygès: the setup; docs/ai.md, "Gygès setup book").
 
     North's reply to each of South's 90 arrangements (48 searches: mirror images share one) and South's arrangement.
-    The same options give the same book on any machine. The shipped one: --depth 6 (about 20 minutes on 2 cores).
+    The same options give the same book on any machine. The shipped one: --depth 6 --jobs 2 (about 35 minutes on 2
+    cores).
     """
     from .ai import book as book_mod
 
@@ -1184,7 +1185,10 @@ def book(game, depth, jobs, seed, out):
                           echo=lambda m: click.echo(m, err=True))
     click.echo(book_mod.describe(data))
     if out:
-        book_mod.write(data, out)
+        try:
+            book_mod.write(data, out)
+        except OSError as exc:
+            raise click.ClickException(f"cannot write the book to {out[:100]!r}: {exc.strerror}") from None
         click.echo(f"-> {out}")
 
 

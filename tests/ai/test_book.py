@@ -1,6 +1,7 @@
 """The Gygès setup book (ai/book.py, ``ringgames book``) and the agents' ``book=1``."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -135,10 +136,14 @@ def test_a_bad_book_file_is_refused(tmp_path, shipped):
     refused({**shipped, "depth": "six"}, "whole number")
     refused({k: v for k, v in shipped.items() if k != "variant"}, "'variant' must name")
     refused({**shipped, "variant": "chess960"}, "chess960")
-    for bad in ("NaN", "Infinity", "1e999"):
+    for bad in ("NaN", "Infinity", "1e999", "1e308", "1" + "0" * 400, "-200000"):
         refused(json.dumps({**shipped, "moves": {start: {"action": "321123", "value": 0}}}).replace('"value": 0',
                                                                                              f'"value": {bad}'),
-                "finite 'value'")
+                "a 'value' \\(a number from -100000 to 100000\\)")
+    refused(json.dumps({**shipped, "moves": {start: {"action": "321123", "value": 0}}}).replace('"value": 0',
+                                                                                         '"value": ' + "1" * 5000),
+            "cannot read the book")
+    refused("[" * 100_000 + "]" * 100_000, "cannot read the book")
     big = tmp_path / "big.json"
     big.write_text(" " * (B.MAX_BYTES + 1))
     with pytest.raises(ValueError, match="larger than"):
@@ -177,3 +182,7 @@ def test_cli_builds_a_book(tmp_path):
     assert r.exit_code != 0 and "Traceback" not in r.output
     r = CliRunner().invoke(main, ["book", "yinsh"])
     assert r.exit_code == 2
+    if Path("/dev/full").exists():  # the disk fills after the build: an error, no traceback
+        r = CliRunner().invoke(main, ["book", "gyges", "--depth", "1", "--out", "/dev/full"])
+        assert r.exit_code == 1 and "cannot write the book to '/dev/full'" in r.output, r.output
+        assert isinstance(r.exception, SystemExit)  # a clean exit, not an OSError's traceback

@@ -182,3 +182,7 @@ def test_a_random_opening_is_shared_by_both_colours_and_varies_the_games(tmp_pat
     saved = sorted(out.glob("*.rgn"))
     assert [p.read_text().split("\n1. ")[1].split()[0] for p in saved] == firsts[:4]
     assert CliRunner().invoke(main, ["match", "gyges", "greedy", "random", "--opening", "41"]).exit_code == 2
+    # a random opening never ends the game while another action is legal: every agent gets to move
+    for i in range(4):
+        r = play_game("gyges", seating(["greedy", "random"], 2, i), i, seed=4, opening=40, opening_key=i // 2)
+        assert r.actions > 40 and r.think["greedy"] > 0.0

@@ -304,3 +304,4 @@ def test_a_random_opening_is_a_pairing_of_its_own_shared_by_both_colours(tmp_pat
     from ringgames.ai.strength import record_problem
 
     assert "opening must be a whole number from 0" in record_problem(bad)
+    assert "opening must be at most 40" in record_problem(dict(opened[0], opening=10**30))

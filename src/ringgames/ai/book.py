@@ -20,8 +20,8 @@ How it is built:
 A book is a JSON file: ``{"game", "variant", "spec", "depth", "seed", "moves": {position: {"action", "value"}},
 "build": {...}}``, the position in the game's own position notation, the action in its action notation, the value
 for the player to move. :func:`load_book` reads it through the game protocol only (``position()``,
-``string_to_action``) and refuses a file whose actions are not legal in their positions, an entry without a finite
-value, or a file over :data:`MAX_BYTES`; an agent with such a book (:func:`book_move`) logs one warning and searches.
+``string_to_action``) and refuses a file whose actions are not legal in their positions, an entry without a value
+(a number of at most :data:`MAX_VALUE` points), or a file over :data:`MAX_BYTES`; an agent with such a book (:func:`book_move`) logs one warning and searches.
 
 Agents: ``search:…,book=1`` and ``alphabeta:…,book=1`` play the book's action where the position is in it;
 Gygès level 5 has ``book=1`` (``ai/levels.py``). A book is deterministic: with it, every game of level 5 as South
@@ -46,7 +46,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from .. import load_game
 from ..protocol import State
@@ -62,6 +62,8 @@ DEPTH = 6
 #: Most positions a book file may hold, and its largest size in bytes.
 MAX_POSITIONS = 10_000
 MAX_BYTES = 2_000_000
+#: The largest value a book entry may hold (evaluation points; a proven result in the searches is 1,000,000).
+MAX_VALUE = 100_000.0
 
 
 def _mirror(arrangement: str) -> str:
@@ -169,12 +171,16 @@ def _check(book: Any, where: str) -> dict[str, tuple[str, float]]:
         raise ValueError(f"{where}: {len(moves)} positions, more than {MAX_POSITIONS}")
     out: dict[str, tuple[str, float]] = {}
     for pos, m in moves.items():
-        if (not isinstance(m, dict) or not isinstance(m.get("action"), str)
-                or isinstance(m.get("value"), bool) or not isinstance(m.get("value"), (int, float))
-                or not math.isfinite(m["value"])):
-            raise ValueError(f"{where}: position {pos[:60]!r}: an entry needs an 'action' (text) and a finite "
-                             f"'value'")
-        out[pos] = (m["action"], float(m["value"]))
+        value = m.get("value") if isinstance(m, dict) else None
+        try:
+            ok = (isinstance(m, dict) and isinstance(m.get("action"), str) and not isinstance(value, bool)
+                  and isinstance(value, (int, float)) and math.isfinite(value) and abs(value) <= MAX_VALUE)
+        except OverflowError:  # an integer too large for a float
+            ok = False
+        if not ok:
+            raise ValueError(f"{where}: position {str(pos)[:60]!r}: an entry needs an 'action' (text) and a 'value' "
+                             f"(a number from {-MAX_VALUE:g} to {MAX_VALUE:g})")
+        out[pos] = (m["action"], float(cast(float, value)))
     return out
 
 
@@ -188,10 +194,14 @@ def load_book(game: str, path: str | None = None) -> dict[str, Any]:
         raise ValueError(f"no book for {game}")
     where = str(file)
     try:
-        if file.stat().st_size > MAX_BYTES:
-            raise ValueError(f"{where}: larger than {MAX_BYTES:,} bytes")
+        size = file.stat().st_size
+    except OSError as e:
+        raise ValueError(f"{where}: cannot read the book ({str(e)[:200]})") from None
+    if size > MAX_BYTES:
+        raise ValueError(f"{where}: larger than {MAX_BYTES:,} bytes")
+    try:
         content = json.loads(file.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+    except (OSError, ValueError, RecursionError) as e:  # ValueError: not JSON, not UTF-8, an integer of 5,000 digits
         raise ValueError(f"{where}: cannot read the book ({str(e)[:200]})") from None
     moves = _check(content, where)
     if content["game"] != game:

@@ -99,7 +99,8 @@ def play_game(game_name: str, seats: list[str], index: int = 0, seed: int = 0, v
               opening: int = 0, opening_key: int | None = None) -> GameResult:
     """Play one game between seat specs (each seat gets its own agent, seeded from ``seed`` and ``index``).
 
-    ``opening``: the first ``opening`` decisions are uniformly random instead of the agents' (drawn from ``seed`` and
+    ``opening``: the first ``opening`` decisions are uniformly random instead of the agents' (an action that would end
+    the game is not drawn while another is legal: a game decided before any agent moved tells nothing; drawn from ``seed`` and
     ``opening_key``, default ``index``: games with the same key start alike, so that :func:`run_match` gives each
     pairing of seats the same random opening).
 
@@ -133,7 +134,7 @@ def play_game(game_name: str, seats: list[str], index: int = 0, seed: int = 0, v
             p = state.current_player()
             culprit = seats[p]
             if n < opening:
-                a = rng.choice(state.legal_actions())
+                a = _opening_action(state, rng)
             else:
                 t = time.perf_counter()
                 a = agents[p].choose(state)
@@ -160,6 +161,22 @@ def play_game(game_name: str, seats: list[str], index: int = 0, seed: int = 0, v
         reason=out.reason if out else "unfinished", actions=n, history=names, seconds=time.perf_counter() - t0,
         think=think,
     )
+
+
+def _opening_action(state, rng: random.Random) -> int:
+    """A random action of the opening: uniform, redrawn among the others if it would end the game."""
+    legal = state.legal_actions()
+    a = rng.choice(legal)
+    if not _ends(state, a):
+        return a
+    others = [b for b in legal if not _ends(state, b)]
+    return rng.choice(others) if others else a
+
+
+def _ends(state, action: int) -> bool:
+    after = state.clone()
+    after.apply_action(action)
+    return after.is_terminal()
 
 
 def _play_job(args):

@@ -143,6 +143,10 @@ def _number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+#: The most random opening decisions of a ledger game (``strength --opening``).
+MAX_OPENING = 40
+
+
 def record_problem(rec: object) -> str | None:
     """What is wrong with a ledger line (already parsed from JSON), or None if it is a game the report can count:
     the keys a game needs with their types, ``players`` 2–6, a result in 0–1 (``won`` 0, ½ or 1 with more than
@@ -169,6 +173,8 @@ def record_problem(rec: object) -> str | None:
         v = rec.get(k)
         if isinstance(v, bool) or not isinstance(v, int) or (low is not None and v < low):
             return f"{k} must be a whole number{'' if low is None else f' from {low}'}, not {str(v)[:40]!r}"
+    if rec.get("opening", 0) > MAX_OPENING:
+        return f"opening must be at most {MAX_OPENING}, not {str(rec['opening'])[:40]!r}"
     players = rec.get("players", 2)
     if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= 6:
         return f"players must be a whole number from 2 to 6, not {str(players)[:40]!r}"
