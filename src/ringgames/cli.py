@@ -411,6 +411,24 @@ def _check_specs(specs, external: bool = True, game=None, hint: str | None = Non
             close()
 
 
+def _check_against_scale(against: str, scale: float) -> None:
+    """Refuse ``--against level:N`` or ``baseline:N`` without ``scale=`` when ``--scale`` is not 1: it would play at
+    its full time budget against levels at a share of theirs, where the issue's targets compare equal budgets."""
+    from .ai.agents import parse_spec
+    from .textbounds import excerpt
+
+    try:
+        kind, opts = parse_spec(against)
+    except ValueError:
+        return  # _check_specs names what is wrong with it
+    if kind in ("level", "baseline") and "scale" not in opts and scale != 1:
+        fixed = f"{against.strip()},scale={scale:g}"
+        raise click.BadParameter(
+            f"{excerpt(against, 60)} would think at its full time budget while the levels think at --scale "
+            f"{scale:g} of theirs: give {excerpt(fixed, 80)} for equal budgets (or scale=1 to mean the full one)",
+            param_hint="--against")
+
+
 @main.command()
 @game_arg
 @click.argument("agents", nargs=-1, required=True)
@@ -671,6 +689,7 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
     opp = ("random", "below") if opponents == "both" else (opponents,)
     if against is not None:
         if not summary_only:
+            _check_against_scale(against, scale)
             for g in names:
                 game = load_game(g, None, players)
                 _check_specs([against], game=game, hint="--against")

@@ -245,10 +245,23 @@ def test_options_that_would_lose_data_or_mean_nothing_are_refused(tmp_path):
     assert r.exit_code == 2 and "is the spec of a level measured here" in r.output
     r = CliRunner().invoke(main, base + ["--out", str(out), "--against", "alphabeta:eval=nosuch,time=0.01"])
     assert r.exit_code == 2 and "--against" in r.output and "nosuch" in r.output
+    for spec in ("baseline:4", "level:3", " Level:1 "):  # its full budget against levels at a share of theirs
+        r = CliRunner().invoke(main, base + ["--out", str(out), "--against", spec, "--scale", "0.1"])
+        assert r.exit_code == 2 and "would think at its full time budget" in r.output, r.output
+        assert f"give '{spec.strip()},scale=0.1' for equal budgets" in r.output
     for bad in ("0", "-1", "nan"):
         r = CliRunner().invoke(main, base + ["--out", str(out), "--scale", bad])
         assert r.exit_code == 2 and "scale must be a number above 0" in r.output
     assert len(ledger.read_text().splitlines()) == 1 and not out.exists()
+
+
+def test_against_a_level_with_its_own_scale_plays(tmp_path):
+    ledger, out = tmp_path / "r.jsonl", tmp_path / "r.md"
+    r = CliRunner().invoke(main, ["strength", "--game", "gyges", "--levels", "2", "--against", "baseline:1,scale=1",
+                                  "--scale", "0.5", "--games", "1", "--ledger", str(ledger), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    (rec,) = read_ledger(ledger)
+    assert (rec["a"], rec["b"], rec["opponent"]) == ("greedy", "baseline:1,scale=1", "baseline:1,scale=1")
 
 
 def test_with_two_jobs_a_decided_test_leaves_at_most_the_other_running_game(tmp_path):
