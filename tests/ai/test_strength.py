@@ -75,6 +75,44 @@ def test_ledger_table_marks_rows_that_are_not_todays_levels():
     assert "met (interval reaches below); not today's level" in rows["`alphabeta:time=0.5`"]
 
 
+def test_ledger_table_tells_todays_levels_at_a_scale_from_earlier_levels():
+    from ringgames.ai.levels import spec_for
+    from ringgames.ai.strength import current_pairings, level_scale
+
+    def rec(a, b, opponent, level=4, players=2):
+        return {"game": "rings", "level": level, "opponent": opponent, "a": a, "b": b, "seed": 0, "index": 0,
+                "score": 1.0, "won": 1.0, "engine": "kernel", "players": players}
+
+    cur = current_pairings(["rings"])
+    recs = [rec(spec_for("rings", 4, 0.25), spec_for("rings", 3, 0.25), "level 3"),  # today's, scaled
+            rec(spec_for("rings", 4, 0.25), spec_for("rings", 3, 0.1), "level 3", players=3),  # unequal scales
+            rec("uct:time=0.05", "baseline:4,scale=0.1", "baseline:4,scale=0.1", level=3, players=4),
+            rec("uct:time=0.2,c=0.2", "uct:time=0.05", "level 3", players=4),  # level 4 before 6 December
+            rec("uct:time=0.1,c=0.2", "uct:time=0.05", "level 3", players=4),  # today's at scale 0.1
+            rec("uct:time=0.05", "baseline:4,scale=0.2", "baseline:4,scale=0.2", level=3, players=4),
+            rec("search:time=0.05,min=2", "greedy", "level 2", level=3, players=3)]  # level 2 has no budget
+    # level 4 before 6 December at scale 0.1 is today's level 4 at scale 0.2, but its level 3 is at 0.1
+    assert [level_scale("rings", r["level"], r["a"], r["players"]) for r in recs] == [0.25, 0.25, 0.1, 0.2, 0.1, 0.1, 0.1]
+    assert level_scale("rings", 4, "uct:time=0.2", players=4) is None  # c=0.2 missing
+    assert level_scale("rings", 5, "baseline:5", players=4) is None and level_scale("nosuch", 3, "x:1") is None
+    rows = {(cells[0], cells[2], cells[3]): cells[8] for line in ledger_table(recs, current=cur).splitlines()
+            if line.startswith("| rings") for cells in [line[2:].split(" | ")]}
+    assert len(rows) == len(recs)
+    marks = []
+    for r in recs:
+        label = "rings" if r["players"] == 2 else f"rings ({r['players']} players)"
+        target = [v for (g, a, o), v in rows.items() if g == label and a == f"`{r['a']}`" and f"`{r['b']}`" in o]
+        assert len(target) == 1, (r, rows)
+        marks.append([m for m in target[0].split("; ") if "today's" in m])
+    assert marks[0] == ["today's level at scale 0.25"]
+    assert rows["rings", f"`{recs[0]['a']}`", f"level 3 (`{recs[0]['b']}`)"] == (
+        "met (interval reaches below); today's level at scale 0.25; provisional (1 of 100 games)")
+    assert marks[1:] == [["not today's level"], ["today's level at scale 0.1"], ["not today's level"],
+                         ["today's level at scale 0.1"],
+                         ["not today's level"],  # the baseline at another scale than the level
+                         ["today's level at scale 0.1"]]
+
+
 def test_games_without_the_jit_are_labelled_and_warned_about(tmp_path, monkeypatch):
     import ringgames.jit
     from ringgames.ai.strength import _engine

@@ -131,6 +131,46 @@ def current_pairings(names) -> set:
             for p in pairings(g, range(1, 6), players=n)}
 
 
+def level_scale(game: str, level: int, spec: str, players: int = 2) -> float | None:
+    """The ``scale`` at which ``spec`` is today's ``level`` of ``game`` for ``players`` (``spec_for(game, level,
+    scale, players) == spec``; 1.0 for a level without a time budget), or None if it is no scaling of it (an earlier
+    definition of the level, or another agent).
+
+    >>> level_scale("rings", 3, "uct:time=0.05", players=4)
+    0.1
+    >>> level_scale("rings", 3, "uct:time=0.05,c=0.2", players=4) is None
+    True
+    """
+    from .agents import parse_spec
+
+    try:
+        today = spec_for(game, level, players=players)
+        if spec == today:
+            return 1.0
+        (kind, opts), (kind_t, opts_t) = parse_spec(spec), parse_spec(today)
+        t, t0 = opts.get("time"), opts_t.get("time")
+        if kind != kind_t or not _number(t) or not _number(t0) or not t0 or not t or opts.keys() != opts_t.keys():
+            return None
+        scale = float(f"{t / t0:.6g}")
+        return scale if spec_for(game, level, scale, players=players) == spec else None
+    except ValueError:  # not a level of this game, or a spec that does not parse
+        return None
+
+
+def _spec_scale(spec: str) -> float | None:
+    """The ``scale=`` of a ``level:N`` or ``baseline:N`` spec (1 if it has none); None for any other spec."""
+    from .agents import parse_spec
+
+    try:
+        kind, opts = parse_spec(spec)
+    except ValueError:
+        return None
+    if kind not in ("level", "baseline"):
+        return None
+    v = opts.get("scale", 1.0)
+    return float(v) if _number(v) else None
+
+
 def game_value(rec: dict) -> float | None:
     """What a ledger game counts for A: with two players its score (1, ½, 0); with more, who won it (``won``:
     1 if only A's seats won, 0 if only B's, ½ if shared or nobody). None for a game without a result."""
@@ -477,9 +517,10 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
     its games in the ledger's order (one test per seed and bounds).
 
     ``current``: the ``(game, level, a, b, players)`` of the pairings of today's levels (see
-    :func:`current_pairings`); a row outside it (an earlier definition of a level, or scaled
-    budgets) says so in its target column; a row against another agent (``baseline:5``) is today's if its level's
-    spec is. A row with fewer than :data:`MIN_GAMES` games and no decided test is
+    :func:`current_pairings`); a row of today's levels at scaled budgets says "today's level at scale 0.1" in its
+    target column (:func:`level_scale`, the level below at the same scale), any other row outside it (an earlier
+    definition of a level) "not today's level"; a row against another agent (``baseline:5``) is today's if its
+    level's spec is, at any scale. A row with fewer than :data:`MIN_GAMES` games and no decided test is
     marked provisional: its "met" or "missed" is the trend so far, not the verdict."""
     from .match import elo_summary
 
@@ -521,7 +562,21 @@ def ledger_table(records: list[dict], targets: dict | None = None, current: set 
             ok = (ok + "; " if ok else "") + "; ".join(tested)
         if current is not None and (game, lv, a, b, players) not in current and not (
                 opp != "random" and not opp.startswith("level ") and (game, lv, a, players) in current_a):
-            ok = (ok + "; " if ok else "") + "not today's level"
+            scale = level_scale(game, lv, a, players)
+            if scale is not None and opp.startswith("level "):  # the level below at the same scale
+                try:
+                    below = spec_for(game, int(opp.split()[1]), scale, players=players)
+                except ValueError:
+                    below = None
+                scale = scale if below == b else None
+            elif scale is not None and opp == "random" and b != "random":
+                scale = None
+            elif scale is not None and opp != "random":  # against a level or a baseline: the same scale
+                scale = scale if _spec_scale(b) in (None, scale) else None
+            if scale is None:
+                ok = (ok + "; " if ok else "") + "not today's level"
+            elif scale != 1:
+                ok = (ok + "; " if ok else "") + f"today's level at scale {scale:g}"
         if target is not None and n < MIN_GAMES and not any("accepted" in t for t in tested):
             ok += f"; provisional ({n} of {MIN_GAMES} games)"
         seeds = ",".join(str(s) for s in sorted({r["seed"] for r in rs}))
