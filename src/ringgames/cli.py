@@ -724,8 +724,9 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
              "D when both shared the win or nobody won; the score is the row's share of the games. A row played as "
              "a sequential test (`--sprt`) says how the test ended. `engine`: `python` marks "
              "games played on a pure-Python rules engine (Gygès before its kernel), `kernel-nojit` games whose "
-             "kernel ran without numba's JIT. \"not today's level\": the row's specs are not those of the "
-             "levels below (an earlier definition, or scaled budgets).", "",
+             "kernel ran without numba's JIT. \"today's level at scale 0.1\": the levels below with every time "
+             "budget multiplied by 0.1 (`--scale`), both sides alike; \"not today's level\": the row's specs are "
+             "not those of the levels below at any one scale (an earlier definition of a level).", "",
              "Levels now:", "", "| game | 1 | 2 | 3 | 4 | 5 |", "|---|---|---|---|---|---|"]
     for g in GAMES:
         if not _available(g):
