@@ -406,7 +406,15 @@ def _check_specs(specs, external: bool = True, game=None, hint: str | None = Non
                 agent = check_spec(spec, game.name, game.num_players, external=external)
         except ValueError as exc:
             raise click.BadParameter(str(exc)[:300], param_hint=hint) from None
-        close = getattr(agent, "close", None)  # an external engine is only started by its first game
+        check = getattr(agent, "check", None)  # an external engine: started once, its options set, then ended
+        if check is not None and game is not None:
+            from .ai.agents import AgentError
+
+            try:
+                check(game)
+            except AgentError as exc:
+                raise click.BadParameter(str(exc)[:300], param_hint=hint) from None
+        close = getattr(agent, "close", None)
         if close is not None:
             close()
 
@@ -654,6 +662,7 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
     from .ai.strength import (
         _available,
         current_pairings,
+        error_lines,
         ledger_table,
         pairings,
         player_counts,
@@ -740,6 +749,9 @@ def strength(games_, games, scale, levels, opponents, jobs, seed, ledger, out, s
     problems: list[tuple[int, str]] = []
     records = read_ledger(ledger, problems)
     lines += ["", ledger_table(records, current=current_pairings([g for g in GAMES if _available(g)]))]
+    failed = error_lines(records)
+    if failed:
+        lines += [""] + failed + [""]
     if problems:  # bounded: the first few, and how many
         shown = "; ".join(f"line {n}: {why}" for n, why in problems[:5])
         more = f"; and {len(problems) - 5} more" if len(problems) > 5 else ""

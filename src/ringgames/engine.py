@@ -38,7 +38,7 @@ from typing import IO, TYPE_CHECKING, Any
 from . import GAMES, load_game
 from .ai.levels import MAX_LEVEL_THREADS, check_threads
 from .protocol import RingGamesError, State, apply_strings
-from .textbounds import bounded_lines
+from .textbounds import bounded_lines, is_ascii_digits
 
 if TYPE_CHECKING:
     from .ai.agents import Agent
@@ -75,6 +75,23 @@ class ProtocolError(Exception):
     """A command the engine cannot carry out (answered as ``info string error: ...``)."""
 
 
+def whole(text: str, signed: bool = False) -> int:
+    """``text`` as an integer if it is ASCII digits (with a leading ``-`` when ``signed``); else ValueError. Stricter
+    than ``int()``, which also takes ``1_000``, ``+5``, spaces and other scripts' digits.
+
+    >>> whole("500"), whole("-3", signed=True)
+    (500, -3)
+    >>> whole("1_000")
+    Traceback (most recent call last):
+    ...
+    ValueError: not a whole number: '1_000'
+    """
+    digits = text[1:] if signed and text.startswith("-") else text
+    if not is_ascii_digits(digits) or len(digits) > 30:
+        raise ValueError(f"not a whole number: {_quote(text)}")
+    return int(text)
+
+
 def parse_go(tokens: list[str]) -> dict:
     """``["movetime", "500", "depth", "3"]`` -> ``{"movetime": 500, "depth": 3}`` (``infinite``: True).
 
@@ -95,7 +112,7 @@ def parse_go(tokens: list[str]) -> dict:
         if i + 1 >= len(tokens):
             raise ProtocolError(f"go {key} needs a value")
         try:
-            value = int(tokens[i + 1])
+            value = whole(tokens[i + 1])
         except ValueError:
             raise ProtocolError(f"go {key} needs a positive integer, not {_quote(tokens[i + 1])}") from None
         if value <= 0:
@@ -132,6 +149,7 @@ class Engine:
         self._busy = False  # a go is running (cleared, under the lock, as its bestmove is written)
         self._stop = threading.Event()
         self._agent: Agent | None = None
+        self._warm: set[str] = set()  # games whose kernels isready has compiled
         self.game = load_game(game, variant, players)
         self._check_level(self._level)
         self.state: State = self.game.new_initial_state()
@@ -232,12 +250,19 @@ class Engine:
         lo, hi = g.player_range
         self.write(f"option name players type spin default {g.num_players} min {lo} max {hi}")
         self.write(f"option name level type string default {self._level}")
-        self.write("option name seed type string default none")
+        self.write(f"option name seed type string default {'none' if self._seed is None else self._seed}")
         self.write(f"option name threads type spin default {self._threads or 1} min 1 max {MAX_ENGINE_THREADS}")
         self.write(f"option name hash type spin default {self._hash} min 0 max {hash_max_mb()}")
         self.write("rgiok")
 
     def cmd_isready(self, args: list[str]) -> None:
+        if not self.searching and self.game.name not in self._warm:
+            # compile (or load from numba's cache) the game's kernels now, not in the first go, where a cold cache
+            # would cost the first decision tens of seconds that stop could not cut short
+            from .warmup import warm_up
+
+            warm_up([self.game.name])
+            self._warm.add(self.game.name)
         self.write("readyok")
 
     def cmd_setoption(self, args: list[str]) -> None:
@@ -263,7 +288,7 @@ class Engine:
                 variant = value
             else:
                 try:
-                    players = int(value)
+                    players = whole(value)
                 except ValueError:
                     raise ProtocolError(f"players must be a number, not {_quote(value)}") from None
             if game not in GAMES:
@@ -285,20 +310,20 @@ class Engine:
                 self._seed = None
             else:
                 try:
-                    self._seed = int(value)
+                    self._seed = whole(value, signed=True)
                 except ValueError:
                     raise ProtocolError(f"seed must be a number or none, not {_quote(value)}") from None
             self._agent = None
         elif name == "threads":
             try:
-                n = check_threads(int(value))
+                n = check_threads(whole(value))
             except ValueError:
                 raise ProtocolError(f"threads must be 1–{MAX_ENGINE_THREADS}, not {_quote(value)}") from None
             self._threads = n
             self._agent = None
         elif name == "hash":
             try:
-                mb = int(value)
+                mb = whole(value)
             except ValueError:
                 mb = -1
             top = hash_max_mb()

@@ -11,6 +11,7 @@ import json
 import os
 import queue
 import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -175,6 +176,40 @@ def test_the_threads_option_reaches_the_compiled_search():
     eng.handle("setoption name level value mcts:iterations=10")
     assert not hasattr(eng.agent(), "threads")  # MCTS searches on one thread whatever the option says
     assert not [ln for ln in out if "error" in ln], out
+
+
+def test_isready_compiles_each_game_once_before_its_first_go(monkeypatch):
+    """On a fresh install the kernels compile for tens of seconds: in ``isready`` (which a controller waits for with
+    its start-up allowance), not in the first ``go``, where ``stop`` and the move's time could not cut it short."""
+    import ringgames.warmup
+    from ringgames.engine import Engine
+
+    calls: list[list[str]] = []
+    monkeypatch.setattr(ringgames.warmup, "warm_up", lambda games: calls.append(list(games)) or {})
+    out: list[str] = []
+    eng = Engine(write=out.append, seed=5)
+    for line in ("isready", "isready", "setoption name game value gyges", "isready", "setoption name game value yinsh",
+                 "isready", "rgi"):
+        eng.handle(line)
+    assert calls == [["yinsh"], ["gyges"]] and out.count("readyok") == 4
+    assert "option name seed type string default 5" in out  # the command line's --seed is the option's default
+
+
+def test_numbers_are_plain_ascii_digits():
+    from ringgames.engine import Engine, whole
+
+    out: list[str] = []
+    eng = Engine(write=out.append)
+    for line in ("go depth \u0661", "go movetime 1_000", "go nodes +5", "setoption name players value 0x2",
+                 "setoption name hash value 1_0", "setoption name threads value \u0662"):
+        out.clear()
+        eng.handle(line)
+        assert len(out) == 1 and out[0].startswith("info string error:"), (line, out)
+    out.clear()
+    eng.handle("setoption name seed value -3")
+    assert out == [] and whole("-3", signed=True) == -3
+    with pytest.raises(ValueError, match="not a whole number"):
+        whole("-3")
 
 
 @pytest.mark.parametrize("game,players,level,go,plies", [
@@ -370,7 +405,10 @@ FAKE = textwrap.dedent("""
         if not cmd:
             continue
         if cmd[0] == "rgi":
-            print("id name fake"); print("option name game type string default yinsh"); print("rgiok")
+            print("id name fake"); print("option name game type string default yinsh")
+            while mode == "chatty":  # a handshake that never ends
+                print("option name x type string default " + "y" * 100)
+            print("rgiok")
         elif cmd[0] == "isready":
             print("readyok")
         elif cmd[0] == "go":
@@ -380,6 +418,9 @@ FAKE = textwrap.dedent("""
                 sys.exit(3)
             elif mode == "hang":
                 time.sleep(600)
+            elif mode in ("garbage", "badmove"):  # bytes that are not UTF-8
+                sys.stdout.flush()
+                sys.stdout.buffer.write(b"\\xff\\xfe\\x80bestmove e5\\n" if mode == "garbage" else b"bestmove \\xff\\n")
             elif mode == "flood":  # an answer that never ends its line: 300 MB without a newline
                 for _ in range(300):
                     sys.stdout.write("x" * 2**20)
@@ -417,6 +458,52 @@ def test_bad_engine_ends_the_game_as_an_error(tmp_path, mode, word):
     assert (summary["wins"], summary["draws"], summary["losses"], summary["score"]) == (0, 0, 0, None)
     assert len(summary["errors"]) == 2
     assert _gone(int(pidfile.read_text()))  # no orphan
+
+
+def test_an_engine_started_by_a_wrapper_script_goes_with_its_children(tmp_path):
+    """``sh run.sh`` whose engine is a child of the shell (no ``exec``): at the timeout both end, and the game ends
+    as an error at once, not when the child would have (it holds the pipe: reading it to the end would wait)."""
+    script = tmp_path / "fake.py"
+    script.write_text(FAKE)
+    pidfile = tmp_path / "pid"
+    wrapper = tmp_path / "run.sh"
+    wrapper.write_text(f"#!/bin/sh\n{sys.executable} {script} hang {pidfile}\necho done\n")
+    t = time.monotonic()
+    r = play_game("yinsh", [f"engine:sh {wrapper};timeout=2", "greedy"], 0, seed=1)
+    assert r.reason == "error" and "did not answer go in time" in r.error, r.error
+    assert time.monotonic() - t < 60  # the child sleeps 600 s
+    deadline = time.monotonic() + 10
+    while not _gone(int(pidfile.read_text())) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _gone(int(pidfile.read_text()))  # the wrapper's child too: no orphan
+
+
+@pytest.mark.parametrize("mode,word", [("badmove", "sent an illegal move '\ufffd'"),
+                                       ("garbage", "did not answer go in time (the last line it sent that is not the "
+                                                   "protocol's: '\ufffd\ufffd\ufffdbestmove e5')"),
+                                       ("chatty", "sent more than 10,000 lines before rgiok")])
+def test_undecodable_or_endless_replies_are_errors_that_say_so(tmp_path, mode, word):
+    import resource
+
+    script = tmp_path / "fake.py"
+    script.write_text(FAKE)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    r = play_game("yinsh", [f"engine:{sys.executable} {script} {mode} {tmp_path / 'pid'};timeout=4", "greedy"], 0,
+                  seed=1)
+    assert r.reason == "error" and word in r.error, r.error
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 * 1024  # KiB
+    assert _gone(int((tmp_path / "pid").read_text()))
+
+
+def test_engine_spec_limits_are_bounded():
+    for spec, word in [("engine:x;timeout=inf", "timeout must be a number of seconds above 0 and at most 86,400"),
+                       ("engine:x;timeout=1e300", "at most 86,400, not '1e+300'"),
+                       ("engine:x;timeout=nan", "not 'nan'"), ("engine:x;timeout=0", "above 0"),
+                       ("engine:x;timeout=soon", "not 'soon'"),
+                       ("engine:x;movetime=999999999999", "movetime is at most 86,400,000 (ms: a day)")]:
+        with pytest.raises(ValueError, match=re.escape(word)):
+            make_agent(spec, external=True)
+    assert make_agent("engine:x;timeout=86400", external=True).timeout == 86400.0
 
 
 def test_an_engine_that_never_ends_a_line_costs_bounded_memory(tmp_path):
@@ -506,10 +593,37 @@ def test_match_and_strength_commands_take_an_engine(tmp_path):
     recs = read_ledger(ledger)
     assert [(x["b"], x["reason"], x["score"]) for x in recs] == [(bad, "error", None)] * 2
     assert all("illegal move" in x["error"] for x in recs)
+    report = out.read_text()
+    assert "**Games that ended as an error** (not counted; the next run plays them again):" in report
+    from ringgames.textbounds import excerpt
+
+    assert f"- yinsh, level 1 against {excerpt(bad, 100)}: 2 game(s); the last error: " in report, report[-800:]
     # errors are played again on a rerun (not taken as done), and never scored
     CliRunner().invoke(main, args)
     assert len(read_ledger(ledger)) == 4
-    assert "engine:" not in out.read_text().split("Levels now:")[1].split("\n| game | level")[1]
+    table = out.read_text().split("Levels now:")[1].split("\n| game | level")[1].split("**Games that ended")[0]
+    assert "engine:" not in table  # no row: no game of the pairing counted
+
+
+def test_a_bad_engine_option_is_refused_once_before_any_game(tmp_path):
+    from click.testing import CliRunner
+
+    from ringgames.cli import main
+
+    for args, word in (
+            (["match", "yinsh", f"engine:{ENGINE_CMD};nosuch=1,movetime=50", "random", "--games", "50"],
+             "has no option 'nosuch'"),
+            (["match", "yinsh", f"engine:{ENGINE_CMD};level=9,movetime=50", "random", "--games", "50"],
+             "error: bad level '9': levels are 1–5, not 9"),
+            (["strength", "--game", "yinsh", "--levels", "1", "--against", f"engine:{ENGINE_CMD};nosuch=1",
+              "--games", "50", "--ledger", str(tmp_path / "r.jsonl"), "--out", str(tmp_path / "r.md")],
+             "has no option 'nosuch'")):
+        t = time.monotonic()
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 2, r.output
+        assert r.output.count(word) == 1 and "game 1" not in r.output, r.output
+        assert time.monotonic() - t < 60
+    assert not (tmp_path / "r.jsonl").exists()
 
 
 def test_timeout_also_bounds_the_start_up_handshake(tmp_path):

@@ -8,22 +8,25 @@ start) and ``go`` with its limits, and reads ``bestmove``.
 
 Options after the last ``;``: ``movetime`` (ms per decision; the default, 1000,
 when no other limit is given), ``depth``, ``nodes`` (sent as ``go`` limits),
-``timeout`` (seconds to wait for any reply, the start-up handshake included; default: twice
+``timeout`` (seconds to wait for any reply, the start-up handshake included, at most a day; default: twice
 the movetime plus 10 s, or 120 s with depth/nodes only, and 120 s for the start-up), ``seed`` (sent as ``setoption name seed`` when the engine
-has that option). Any other ``key=value`` is sent as ``setoption name key value value``
+has that option). A comma ends a value: an option's value cannot hold one. Any other ``key=value`` is sent as ``setoption name key value value``
 and must be an option the engine announced: ``engine:ringgames engine;level=2``.
 
 Every ``bestmove`` is checked against the rules: an illegal or unreadable move, the
 engine's exit or a reply later than ``timeout`` raise :class:`~ringgames.ai.agents.AgentError`,
 which ends the game as an error (not a result). :meth:`EngineAgent.close` ends the
-process (``quit``, then terminate, then kill); matches call it after every game.
+process (``quit``, then terminate, then kill) and whatever it started (the engine runs in a process group of its
+own, so that an engine started by a wrapper script goes with its children); matches call it after every game.
 """
 
 from __future__ import annotations
 
 import collections
+import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
 import time
@@ -40,6 +43,12 @@ __all__ = ["EngineAgent"]
 STARTUP_TIMEOUT = 120.0
 #: The longest line read from an engine (characters; a longer one is dropped unread, in bounded memory).
 MAX_ENGINE_LINE = 100_000
+#: The most lines read from an engine and not yet taken (then it waits to write: bounded memory for a flood).
+MAX_QUEUED_LINES = 1_000
+#: The most lines an engine may send before ``rgiok`` or ``readyok`` (its ``id`` and ``option`` lines).
+MAX_HANDSHAKE_LINES = 10_000
+#: The longest ``timeout=`` (seconds): a day.
+MAX_TIMEOUT = 86_400.0
 _MAX_QUOTE = 80
 
 
@@ -61,29 +70,36 @@ class EngineAgent:
             raise ValueError("engine: give a command, e.g. engine:ringgames engine")
         limits = {k: v for k, v in (("movetime", movetime), ("depth", depth), ("nodes", nodes)) if v is not None}
         for k, v in limits.items():
-            if not isinstance(v, int) or v <= 0:
-                raise ValueError(f"engine option {k} must be a positive integer, not {v!r}")
+            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+                raise ValueError(f"engine option {k} must be a positive integer, not {_q(str(v))}")
+        if limits.get("movetime", 0) > MAX_TIMEOUT * 1000:
+            raise ValueError(f"engine option movetime is at most {MAX_TIMEOUT * 1000:,.0f} (ms: a day), "
+                             f"not {limits['movetime']}")
         if not limits:
             limits = {"movetime": 1000}
         self.limits = limits
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                    or not 0 < timeout <= MAX_TIMEOUT):  # nan, inf and 1e300 too
+            raise ValueError(f"engine option timeout must be a number of seconds above 0 and at most "
+                             f"{MAX_TIMEOUT:,.0f}, not {_q(str(timeout))}")
         # a timeout given by the user bounds every wait, the start-up handshake included; the default
         # leaves the start-up STARTUP_TIMEOUT (an engine may compile its kernels on a cold cache)
         self.startup_timeout = STARTUP_TIMEOUT if timeout is None else float(timeout)
         if timeout is None:
             timeout = 2 * limits["movetime"] / 1000 + 10 if "movetime" in limits else 120.0
-        if not float(timeout) > 0:
-            raise ValueError(f"engine option timeout must be a positive number of seconds, not {timeout!r}")
         self.timeout = float(timeout)
         self.seed = seed
         self.options = {str(k): str(v) for k, v in options.items()}
         self.name = "engine:" + " ".join(self.argv)
         self.proc: subprocess.Popen | None = None
-        self._lines: queue.Queue = queue.Queue()
+        self._lines: queue.Queue = queue.Queue(MAX_QUEUED_LINES)
+        self._gone = threading.Event()  # set by close(): the reader drops what the process still sends
         self._stderr: collections.deque = collections.deque(maxlen=5)
         self._game: Game | None = None
         self.announced: set[str] = set()
         self.last_info: str | None = None
         self._shadow: tuple | None = None
+        self._odd: str | None = None  # the last line of a search's output that is none of the protocol's
 
     # -- process -------------------------------------------------------------------
     def _send(self, line: str) -> None:
@@ -107,10 +123,12 @@ class EngineAgent:
         try:
             line = self._lines.get(timeout=max(0.0, left))
         except queue.Empty:
-            raise AgentError(f"engine {_q(self.name)} did not answer {what} in time") from None
+            odd = f" (the last line it sent that is not the protocol's: {_q(self._odd)})" if self._odd else ""
+            raise AgentError(f"engine {_q(self.name)} did not answer {what} in time{odd}") from None
         if line is None:
             time.sleep(0.05)  # let the exit code settle
-            raise AgentError(f"engine {_q(self.name)} exited while waiting for {what} ({self._exit_note()})")
+            gone = "exited" if self.proc is None or self.proc.poll() is not None else "closed its output"
+            raise AgentError(f"engine {_q(self.name)} {gone} while waiting for {what} ({self._exit_note()})")
         return line
 
     def _expect(self, word: str, deadline: float) -> list[str]:
@@ -122,15 +140,22 @@ class EngineAgent:
                 return seen
             if line.startswith("info string error:"):
                 raise AgentError(f"engine {_q(self.name)}: {line[len('info string '):][:200]}")
+            if len(seen) >= MAX_HANDSHAKE_LINES:  # bounded memory for an engine that floods its handshake
+                raise AgentError(f"engine {_q(self.name)} sent more than {MAX_HANDSHAKE_LINES:,} lines before "
+                                 f"{word}")
             seen.append(line)
 
     def _start(self, game: Game) -> None:
         self.close()
-        self._lines = queue.Queue()
+        self._lines = queue.Queue(MAX_QUEUED_LINES)
+        self._gone = gone = threading.Event()
         self._stderr.clear()
         try:
+            # errors="replace": bytes that are not UTF-8 become U+FFFD, so such a reply is an unreadable move, not
+            # an end of output; a process group of its own: close() ends what a wrapper script started too
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, text=True, bufsize=1)
+                                         stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
+                                         bufsize=1, process_group=0 if os.name == "posix" else None)
         except OSError as exc:
             raise AgentError(f"cannot start engine {_q(self.name)}: {exc}") from None
 
@@ -138,13 +163,27 @@ class EngineAgent:
             try:
                 for line in bounded_lines(stream, MAX_ENGINE_LINE):  # a line that never ends: bounded memory
                     sink(line if isinstance(line, str) else "")  # an over-long line says nothing we can read
-            except (OSError, ValueError):  # closed under us by close()
+            except (OSError, ValueError):  # closed under us
                 pass
+            finally:
+                try:
+                    stream.close()  # here, not in close(): closing a pipe that a reader is blocked on would wait
+                except OSError:
+                    pass
             if eof:
                 sink(None)
 
         lines = self._lines
-        threading.Thread(target=pump, args=(self.proc.stdout, lines.put, True), daemon=True).start()
+
+        def put(line: str | None) -> None:  # waits while the queue is full (the engine then waits to write)
+            while not gone.is_set():
+                try:
+                    lines.put(line, timeout=0.2)
+                    return
+                except queue.Full:
+                    pass
+
+        threading.Thread(target=pump, args=(self.proc.stdout, put, True), daemon=True).start()
         threading.Thread(target=pump, args=(self.proc.stderr, self._stderr.append, False), daemon=True).start()
         deadline = time.monotonic() + self.startup_timeout
         self._send("rgi")
@@ -172,10 +211,19 @@ class EngineAgent:
         self._expect("readyok", deadline)
         self._game = game
 
+    def check(self, game: Game) -> None:
+        """Start the engine for ``game``, set its options and wait for ``readyok``, then end it: what every game of a
+        match would find wrong with the command or an option (AgentError), found once before the first."""
+        try:
+            self._start(game)
+        finally:
+            self.close()
+
     def close(self) -> None:
         """End the engine process: ``quit``, then terminate, then kill (no orphans)."""
         proc, self.proc = self.proc, None
         self._game = None
+        self._gone.set()
         if proc is None:
             return
         try:
@@ -192,12 +240,16 @@ class EngineAgent:
                 step()
         else:
             proc.wait(timeout=3)
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if os.name == "posix":  # what the engine started (a wrapper script's child) goes with it
             try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:  # nothing left in the group
                 pass
+        try:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        except OSError:
+            pass
 
     def __del__(self) -> None:  # a forgotten close must not leave the process behind
         try:
@@ -236,6 +288,7 @@ class EngineAgent:
         self._send(pos + (" moves " + " ".join(moves) if moves else ""))
         self._send("go " + " ".join(f"{k} {v}" for k, v in self.limits.items()))
         deadline = time.monotonic() + self.timeout
+        self._odd = None
         while True:
             line = self._read(deadline, "go")
             if line.startswith("info string error:"):
@@ -243,6 +296,8 @@ class EngineAgent:
             if line.startswith("info"):
                 self.last_info = line[:500]
                 continue
+            if line.strip() and not line.startswith("bestmove"):  # ignored, as UCI does; named if time runs out
+                self._odd = line[:200]
             if line.startswith("bestmove"):
                 parts = line.split()
                 move = parts[1] if len(parts) > 1 else ""

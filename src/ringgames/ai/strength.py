@@ -284,6 +284,29 @@ def game_key(rec: dict) -> tuple:
             rec["index"])
 
 
+def error_lines(records: list[dict], limit: int = 10) -> list[str]:
+    """Markdown lines on the ledger's games that ended as an error (an external engine's illegal move, crash or
+    timeout) and were not played since: how many per pairing, with the last error (bounded); [] if none."""
+    from ..textbounds import excerpt
+
+    played = {game_key(r) for r in records if r.get("reason") != "error"}
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        if r.get("reason") == "error" and game_key(r) not in played:
+            who = f"{r['game']}" + ("" if r.get("players", 2) == 2 else f" ({r['players']} players)")
+            groups.setdefault((who, r["level"], r["opponent"]), []).append(r)
+    if not groups:
+        return []
+    lines = ["**Games that ended as an error** (not counted; the next run plays them again):", ""]
+    for (who, lv, opp), rs in list(groups.items())[:limit]:
+        games = len({game_key(r) for r in rs})
+        lines.append(f"- {who}, level {lv} against {excerpt(opp, 100)}: {games} game(s); the last error: "
+                     f"{excerpt(str(rs[-1].get('error', '')), 200)}")
+    if len(groups) > limit:
+        lines.append(f"- and {len(groups) - limit} more pairing(s)")
+    return lines
+
+
 def _commit() -> str | None:
     """The git commit of the code being measured (None outside a git checkout)."""
     import subprocess
