@@ -478,6 +478,23 @@ def test_an_engine_started_by_a_wrapper_script_goes_with_its_children(tmp_path):
     assert _gone(int(pidfile.read_text()))  # the wrapper's child too: no orphan
 
 
+def test_a_signal_to_the_controllers_process_group_reaches_the_engine(tmp_path):
+    """``timeout 6 ringgames match …`` signals its process group: the engine is in it, so it does not outlive the
+    match (it would, in a process group of its own)."""
+    script = tmp_path / "fake.py"
+    script.write_text(FAKE)
+    pidfile = tmp_path / "pid"
+    cmd = ["timeout", "6"] + ENGINE[:-1] + ["match", "yinsh", f"engine:{sys.executable} {script} hang {pidfile};"
+                                            "timeout=100", "random", "--games", "1"]
+    assert ENGINE[-1] == "engine"
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 124, r.stderr[-2000:]  # stopped by timeout, in the game
+    deadline = time.monotonic() + 10
+    while not _gone(int(pidfile.read_text())) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _gone(int(pidfile.read_text()))
+
+
 @pytest.mark.parametrize("mode,word", [("badmove", "sent an illegal move '\ufffd'"),
                                        ("garbage", "did not answer go in time (the last line it sent that is not the "
                                                    "protocol's: '\ufffd\ufffd\ufffdbestmove e5')"),
@@ -500,7 +517,9 @@ def test_engine_spec_limits_are_bounded():
                        ("engine:x;timeout=1e300", "at most 86,400, not '1e+300'"),
                        ("engine:x;timeout=nan", "not 'nan'"), ("engine:x;timeout=0", "above 0"),
                        ("engine:x;timeout=soon", "not 'soon'"),
-                       ("engine:x;movetime=999999999999", "movetime is at most 86,400,000 (ms: a day)")]:
+                       ("engine:x;movetime=999999999999", "movetime is at most 86,400,000 (ms: a day)"),
+                       ("engine:x;foo=" + "a" * 1000, "engine option 'foo': at most 1,000 characters with its value, "
+                                                        "not 1,003")]:
         with pytest.raises(ValueError, match=re.escape(word)):
             make_agent(spec, external=True)
     assert make_agent("engine:x;timeout=86400", external=True).timeout == 86400.0

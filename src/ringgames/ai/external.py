@@ -16,8 +16,10 @@ and must be an option the engine announced: ``engine:ringgames engine;level=2``.
 Every ``bestmove`` is checked against the rules: an illegal or unreadable move, the
 engine's exit or a reply later than ``timeout`` raise :class:`~ringgames.ai.agents.AgentError`,
 which ends the game as an error (not a result). :meth:`EngineAgent.close` ends the
-process (``quit``, then terminate, then kill) and whatever it started (the engine runs in a process group of its
-own, so that an engine started by a wrapper script goes with its children); matches call it after every game.
+process (``quit``, then terminate, then kill) and then whatever it had started that is still running (found in
+``/proc`` before it ends: an engine that a wrapper script started without ``exec`` goes with the script); matches
+call it after every game. The engine stays in the controller's process group, so a signal to the group (``timeout``,
+a terminal's Ctrl-C) reaches it too.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ MAX_ENGINE_LINE = 100_000
 MAX_QUEUED_LINES = 1_000
 #: The most lines an engine may send before ``rgiok`` or ``readyok`` (its ``id`` and ``option`` lines).
 MAX_HANDSHAKE_LINES = 10_000
+#: The longest engine option (name and value together, characters).
+MAX_OPTION = 1_000
 #: The longest ``timeout=`` (seconds): a day.
 MAX_TIMEOUT = 86_400.0
 _MAX_QUOTE = 80
@@ -54,6 +58,44 @@ _MAX_QUOTE = 80
 
 def _q(text: str) -> str:
     return repr(text if len(text) <= _MAX_QUOTE else text[:_MAX_QUOTE] + "…")
+
+
+def _start_time(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot, from ``/proc``), or None if it is gone or unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _descendants(pid: int, limit: int = 1000) -> list[tuple[int, int]]:
+    """``(pid, start time)`` of the processes below ``pid`` (children, their children…) as ``/proc`` shows them now;
+    [] where there is no ``/proc``. At most ``limit``."""
+    parents: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        parents.setdefault(ppid, []).append(int(name))
+    out: list[tuple[int, int]] = []
+    todo = list(parents.get(pid, ()))
+    while todo and len(out) < limit:
+        child = todo.pop()
+        start = _start_time(child)
+        if start is not None:
+            out.append((child, start))
+        todo += parents.get(child, ())
+    return out
 
 
 class EngineAgent:
@@ -90,6 +132,10 @@ class EngineAgent:
         self.timeout = float(timeout)
         self.seed = seed
         self.options = {str(k): str(v) for k, v in options.items()}
+        for name, value in self.options.items():  # a line to the engine stays far below a pipe's buffer
+            if len(name) + len(value) > MAX_OPTION:
+                raise ValueError(f"engine option {_q(name)}: at most {MAX_OPTION:,} characters with its value, "
+                                 f"not {len(name) + len(value):,}")
         self.name = "engine:" + " ".join(self.argv)
         self.proc: subprocess.Popen | None = None
         self._lines: queue.Queue = queue.Queue(MAX_QUEUED_LINES)
@@ -152,10 +198,10 @@ class EngineAgent:
         self._stderr.clear()
         try:
             # errors="replace": bytes that are not UTF-8 become U+FFFD, so such a reply is an unreadable move, not
-            # an end of output; a process group of its own: close() ends what a wrapper script started too
+            # an end of output
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
-                                         bufsize=1, process_group=0 if os.name == "posix" else None)
+                                         bufsize=1)
         except OSError as exc:
             raise AgentError(f"cannot start engine {_q(self.name)}: {exc}") from None
 
@@ -226,6 +272,7 @@ class EngineAgent:
         self._gone.set()
         if proc is None:
             return
+        children = _descendants(proc.pid)  # before it ends: then they would belong to init
         try:
             if proc.poll() is None and proc.stdin is not None:
                 proc.stdin.write("quit\n")
@@ -240,11 +287,12 @@ class EngineAgent:
                 step()
         else:
             proc.wait(timeout=3)
-        if os.name == "posix":  # what the engine started (a wrapper script's child) goes with it
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:  # nothing left in the group
-                pass
+        for pid, start in children:  # what the engine started (a wrapper script's child) goes with it
+            if _start_time(pid) == start:  # the same process, not a new one with its number
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
         try:
             if proc.stdin is not None:
                 proc.stdin.close()
