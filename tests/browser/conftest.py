@@ -47,6 +47,8 @@ def server(tmp_path_factory):
                         extra_args=["--limit", "games_rate=1000/minute", "--limit", "chat_rate=1000/minute",
                                     "--limit", "upload_rate=1000/minute", "--limit", "ws_connect_rate=10000/minute",
                                     "--limit", "analysis_rate=1000/minute",
+                                    # a test clicks faster than a person: 30 messages in 10 s is 3 decisions a second
+                                    "--limit", "ws_rate=1000/minute",
                                     "--limit", "lobby_sockets_per_client=1000"]).start()  # one client, many tests
     yield srv
     srv.stop()
