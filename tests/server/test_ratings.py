@@ -176,13 +176,13 @@ def test_a_game_against_the_computer_moves_only_the_player(p):
     p.sign_up("eve")
     with p.as_("eve") as c:
         before = c.get("/api/leaderboard/yinsh").json()["computers"]
-        assert [x["rating"] for x in before] == [600, 689, 1071, 1471, 1786, 1925]
+        assert [x["rating"] for x in before] == [600, 689, 1070, 1854, 2039, 2253]
         r = c.post("/api/games", json={"game": "yinsh", "rated": True, "seats": [{"kind": "me"}, {"kind": "computer", "level": 2}]})
         gid = r.json()["id"]
         c.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0})
         wait_for(lambda: c.get(f"/api/games/{gid}").json()["ply"] >= 2)
         assert c.post(f"/api/games/{gid}/resign", json={}).json()["status"] == "finished"
-        [[eve], _] = MODEL.rate([[MODEL.rating()], [MODEL.rating(mu=1071, sigma=50)]], ranks=[2, 1])
+        [[eve], _] = MODEL.rate([[MODEL.rating()], [MODEL.rating(mu=1070, sigma=50)]], ranks=[2, 1])
         check(rating(c, "eve", "yinsh"), eve, 1)
         assert c.get("/api/leaderboard/yinsh").json()["computers"] == before
         assert [x["username"] for x in c.get("/api/leaderboard/yinsh").json()["players"]] == ["eve"]
@@ -192,7 +192,7 @@ def test_a_game_against_the_computer_moves_only_the_player(p):
         c.post(f"/api/games/{gid}/actions", json={"action": "e5", "ply": 0})
         wait_for(lambda: c.get(f"/api/games/{gid}").json()["ply"] >= 2)
         c.post(f"/api/games/{gid}/resign", json={})
-        [[eve2], _] = MODEL.rate([[MODEL.rating(mu=eve.mu, sigma=eve.sigma)], [MODEL.rating(mu=1071, sigma=50)]], ranks=[2, 1])
+        [[eve2], _] = MODEL.rate([[MODEL.rating(mu=eve.mu, sigma=eve.sigma)], [MODEL.rating(mu=1070, sigma=50)]], ranks=[2, 1])
         check(rating(c, "eve", "yinsh"), eve2, 2)
 
 
@@ -247,8 +247,8 @@ def test_unknown_players_and_rating_lists(c):
     assert c.get("/api/players/nobody").status_code == 404 and c.get("/api/players/nobody").json()["error"] == "unknown_player"
     assert c.get("/api/leaderboard/chess").status_code == 404
     board = c.get("/api/leaderboard/gyges-beginner").json()
-    assert board["key"] == "gyges-beginner" and [x["rating"] for x in board["computers"]] == [600, 1000, 1400, 1772, 1972, 2172]
-    assert [x["rating"] for x in c.get("/api/leaderboard/rings").json()["computers"]] == [600, 628, 1028, 1428, 1601, 1690]
+    assert board["key"] == "gyges-beginner" and [x["rating"] for x in board["computers"]] == [600, 1000, 1400, 1908, 2158, 2344]
+    assert [x["rating"] for x in c.get("/api/leaderboard/rings").json()["computers"]] == [600, 628, 1028, 1681, 1865, 2016]
 
 
 @pytest.mark.parametrize("game,winners,n,reason,scores,resigned,expected", [
@@ -356,3 +356,53 @@ def test_the_player_game_list_filters_and_pages(p, monkeypatch):
         assert (first["page"], first["pages"], first["total"], len(first["games"])) == (1, 2, 4, 3)
         assert len(second["games"]) == 1 and {g["id"] for g in first["games"] + second["games"]} == {*casual, lost, live}
         assert c.get("/api/players/pam", params={"result": "lost"}).status_code == 400
+
+
+def test_computer_ratings_are_fitted_on_the_published_results():
+    # a chain of results is fitted exactly: each step its Elo
+    fit = ratings.fit_ratings([("l1", "random", 76, 0, 24), ("l2", "l1", 50, 0, 50), ("l3", "l2", 10, 0, 0)])
+    assert fit == {"random": 600.0, "l1": pytest.approx(800.2, abs=0.05), "l2": pytest.approx(800.2, abs=0.05),
+                   "l3": pytest.approx(1200.2, abs=0.05)}
+    # a cycle is a compromise weighted by games: 100 games saying +200 outweigh 10 saying +400
+    fit = ratings.fit_ratings([("a", "random", 76, 0, 24), ("a", "random", 10, 0, 0)])
+    assert fit["a"] == pytest.approx(600 + (100 * 200.2 + 10 * 400) / 110, abs=0.1)
+    for game, levels in ratings.COMPUTER_RATINGS.items():
+        assert levels[0] == ratings.ANCHOR and list(levels) == sorted(levels), game  # the ladder is monotone
+        fit = ratings.fit_ratings(ratings.COMPUTER_RESULTS[game])
+        # today's levels 3-5 above the levels they replaced (issue #35), level 5 above baseline:5 by about what it
+        # scored against it
+        for n in (3, 4, 5):
+            assert fit[f"level:{n}"] > fit[f"baseline:{n}"], (game, n)
+        gap = fit["level:5"] - fit["baseline:5"]
+        assert 150 < gap < 600, (game, gap)
+    assert ratings.computer_rating("yinsh-blitz", 5) == ratings.COMPUTER_RATINGS["yinsh"][5]
+    with pytest.raises(ValueError, match="connected"):
+        ratings.fit_ratings([("a", "b", 1, 0, 0)])
+
+
+def test_the_baselines_results_of_the_computer_ratings_are_the_ledgers():
+    """The results between the levels before issue #35 (``baseline:N``, 100 games each at the real budgets on
+    1–2 December 2026) are the strength ledger's."""
+    import json
+    from pathlib import Path
+
+    from ringgames.ai.levels import spec_for
+
+    ledger = Path(__file__).resolve().parents[2] / "docs" / "strength" / "results.jsonl"
+    counts: dict[tuple, list[int]] = {}
+    for line in ledger.read_text().splitlines():
+        r = json.loads(line)
+        if r["date"] in ("2026-12-01", "2026-12-02") and len(r["seats"]) == 2 and not r.get("opening") and r["engine"] == "kernel":
+            c = counts.setdefault((r["game"], r["a"], r["b"]), [0, 0, 0])
+            c[0 if r["score"] == 1 else 1 if r["score"] == 0.5 else 2] += 1
+    checked = 0
+    for game, results in ratings.COMPUTER_RESULTS.items():
+        for a, b, w, d, lo in results:
+            if a.startswith("baseline:") or b == "random" or a in ("level:1", "level:2"):
+                spec = {"random": "random"}
+                for x in (a, b):
+                    if x != "random":
+                        spec[x] = spec_for(game, int(x[-1]), baseline=x.startswith("baseline:") or int(x[-1]) < 3)
+                assert counts[game, spec[a], spec[b]] == [w, d, lo], (game, a, b)
+                checked += 1
+    assert checked == 15

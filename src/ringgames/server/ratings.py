@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+import numpy as np
 from openskill.models import BradleyTerryFull
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -45,27 +46,96 @@ PROVISIONAL_SIGMA = 200.0
 #: how sure the model is of a computer level's fixed rating (used in its opponents' updates)
 COMPUTER_SIGMA = 50.0
 
-#: fixed ratings of the computer levels 0 (random) to 5 per game, from the strength ledger (docs/ai.md, today's
-#: levels): level 0 is anchored at 600, each level adds its Elo against the level below as measured there, and a
-#: step the ledger could not measure (100–0, clipped at +920, only "at least about +800") counts as +400. The
-#: variants (YINSH blitz, Gygès beginner) use their game's figures (not measured separately). See docs/accounts.md.
-COMPUTER_STEPS = {
-    "yinsh": (89, 382, None, 315, 139),
-    "gyges": (None, None, 372, 200, 200),
-    "rings": (28, None, None, 173, 89),
+#: The results the computer levels' fixed ratings are fitted on, per game: ``(A, B, wins, draws, losses)`` of A
+#: against B, from the strength ledger and the sequential tests of docs/ai.md (section "Issue #35's targets, where each
+#: stands"). ``baseline:N`` is level N before issue #35 (measured against each other at the real budgets on
+#: 1–2 December 2026, 100 games each); today's levels 3–5 were measured against those baselines and each other at reduced
+#: equal budgets, a sequential test's games up to its verdict (such a test stops early on a good run, so these lean
+#: high). Gygès: the games with South's arrangement at random (``--opening 1``). RINGS: two players (one RINGS
+#: rating whatever the number of players). See docs/accounts.md.
+COMPUTER_RESULTS: dict[str, tuple[tuple[str, str, int, int, int], ...]] = {
+    "yinsh": (
+        ("level:1", "random", 40, 45, 15), ("level:2", "level:1", 87, 6, 7), ("baseline:3", "level:2", 100, 0, 0),
+        ("baseline:4", "baseline:3", 86, 0, 14), ("baseline:5", "baseline:4", 69, 0, 31),
+        ("level:3", "level:2", 17, 0, 0), ("level:3", "baseline:4", 14, 0, 2), ("level:3", "baseline:4", 12, 0, 0),
+        ("level:4", "level:3", 27, 0, 8), ("level:4", "level:3", 39, 0, 18),
+        ("level:5", "level:4", 25, 0, 7), ("level:5", "level:4", 31, 0, 12),
+        ("level:5", "baseline:5", 95, 0, 5), ("level:5", "baseline:5", 22, 0, 2),
+    ),
+    "gyges": (
+        ("level:1", "random", 100, 0, 0), ("level:2", "level:1", 100, 0, 0), ("baseline:3", "level:2", 88, 3, 9),
+        ("baseline:4", "baseline:3", 76, 0, 24), ("baseline:5", "baseline:4", 76, 0, 24),
+        ("level:3", "level:2", 20, 0, 3), ("level:3", "baseline:4", 35, 3, 17), ("level:4", "level:3", 20, 1, 3),
+        ("level:5", "level:4", 24, 1, 6), ("level:5", "baseline:5", 85, 0, 23),
+    ),
+    "rings": (
+        ("level:1", "random", 54, 0, 46), ("level:2", "level:1", 100, 0, 0), ("baseline:3", "level:2", 100, 0, 0),
+        ("baseline:4", "baseline:3", 72, 2, 26), ("baseline:5", "baseline:4", 61, 3, 36),
+        ("level:3", "level:2", 18, 0, 1), ("level:3", "baseline:4", 22, 2, 8), ("level:4", "level:3", 33, 2, 14),
+        ("level:5", "level:4", 42, 1, 21), ("level:5", "baseline:5", 16, 0, 0), ("level:5", "baseline:5", 19, 0, 1),
+    ),
 }
+#: ``random``'s fixed rating, the anchor of the fit
 ANCHOR = 600
+#: the Elo a result of every game won (or lost) stands for: such a result only says "at least about +800" (its 95 %
+#: interval), and stacking such figures would put a one-ply greedy player far above strong humans
 UNMEASURED_STEP = 400
 
 
-def _levels(steps: Sequence[int | None]) -> tuple[int, ...]:
-    out = [ANCHOR]
-    for step in steps:
-        out.append(out[-1] + (UNMEASURED_STEP if step is None else step))
-    return tuple(out)
+def result_elo(wins: int, draws: int, losses: int) -> float:
+    """The Elo difference a result stands for (A's score s: 400 log10(s / (1 - s))); ±:data:`UNMEASURED_STEP` for
+    every game won or lost.
+
+    >>> round(result_elo(76, 0, 24), 1), result_elo(17, 0, 0), round(result_elo(5, 10, 5), 1)
+    (200.2, 400, 0.0)
+    """
+    n = wins + draws + losses
+    if n <= 0:
+        raise ValueError("a result needs at least one game")
+    s = (wins + draws / 2) / n
+    if s >= 1 or s <= 0:
+        return UNMEASURED_STEP if s >= 1 else -UNMEASURED_STEP
+    return 400 * math.log10(s / (1 - s))
 
 
-COMPUTER_RATINGS: dict[str, tuple[int, ...]] = {game: _levels(steps) for game, steps in COMPUTER_STEPS.items()}
+def fit_ratings(results: Sequence[tuple[str, str, int, int, int]], anchor: str = "random",
+                at: float = ANCHOR) -> dict[str, float]:
+    """Ratings of the players in ``results`` (``(A, B, wins, draws, losses)`` of A against B) that best fit each
+    result's Elo difference (:func:`result_elo`), by least squares with each result weighted by its number of
+    games, ``anchor`` fixed at ``at``. Every player must be connected to the anchor through the results.
+
+    >>> fit_ratings([("a", "random", 76, 0, 24), ("b", "a", 17, 0, 0)])
+    {'random': 600.0, 'a': 800.2, 'b': 1200.2}
+    >>> fit_ratings([("a", "random", 3, 0, 1), ("b", "random", 1, 0, 3)])["b"]  # not connected to each other: fine
+    409.2
+    >>> fit_ratings([("a", "b", 3, 0, 1)])
+    Traceback (most recent call last):
+    ...
+    ValueError: every player must be connected to the anchor through the results
+    """
+    names = [anchor] + sorted({p for r in results for p in r[:2]} - {anchor})
+    idx = {p: i for i, p in enumerate(names)}
+    rows = np.zeros((len(results), len(names)))
+    rhs = np.zeros(len(results))
+    for k, (a, b, w, d, lo) in enumerate(results):
+        weight = math.sqrt(w + d + lo)
+        rows[k, idx[a]] += weight
+        rows[k, idx[b]] -= weight
+        rhs[k] = weight * result_elo(w, d, lo)
+    sol, _, rank, _ = np.linalg.lstsq(rows[:, 1:], rhs, rcond=None)
+    if rank < len(names) - 1:
+        raise ValueError("every player must be connected to the anchor through the results")
+    return {p: round(at + (float(sol[i - 1]) if i else 0.0), 1) for p, i in idx.items()}
+
+
+def _levels(results: Sequence[tuple[str, str, int, int, int]]) -> tuple[int, ...]:
+    fit = fit_ratings(results)
+    return (ANCHOR, *(round(fit[f"level:{n}"]) for n in range(1, 6)))
+
+
+#: fixed ratings of the computer levels 0 (random) to 5 per game: :func:`fit_ratings` of :data:`COMPUTER_RESULTS`.
+#: The variants (YINSH blitz, Gygès beginner) use their game's figures (not measured separately).
+COMPUTER_RATINGS: dict[str, tuple[int, ...]] = {game: _levels(res) for game, res in COMPUTER_RESULTS.items()}
 KEYS = ("yinsh", "yinsh-blitz", "gyges", "gyges-beginner", "rings")
 
 
