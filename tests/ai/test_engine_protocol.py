@@ -382,17 +382,19 @@ def test_engine_spec_parsing():
         make_agent("engine:x;movetime=-3", external=True)
 
 
-def test_match_through_the_protocol_equals_direct_match():
+@pytest.mark.parametrize("game,players", [("yinsh", 2), ("gyges", 2), ("rings", 2), ("rings", 3)])
+def test_match_through_the_protocol_equals_direct_match(game, players):
     a, b = "alphabeta:depth=1", "greedy"
     ea = f"engine:{ENGINE_CMD} --level {a};depth=1"
     eb = f"engine:{ENGINE_CMD} --level {b};depth=1"
-    for game in ("yinsh",):
-        direct = [play_game(game, s, i, seed=5) for i, s in enumerate([[a, b], [b, a]])]
-        via = [play_game(game, s, i, seed=5) for i, s in enumerate([[ea, eb], [eb, ea]])]
-        for d, v in zip(direct, via, strict=True):
-            assert v.error is None
-            assert v.history == d.history and len(d.history) > 20
-            assert (v.winners, v.reason, v.returns) == (d.winners, d.reason, d.returns)
+    seatings = [[a, b], [b, a]] if players == 2 else [[a, b, a], [b, a, b]]
+    direct = [play_game(game, s, i, seed=5) for i, s in enumerate(seatings)]
+    via = [play_game(game, [ea if x == a else eb for x in s], i, seed=5) for i, s in enumerate(seatings)]
+    for d, v in zip(direct, via, strict=True):
+        assert v.error is None
+        assert v.history == d.history and len(d.history) > 10
+        assert (v.winners, v.reason, v.returns) == (d.winners, d.reason, d.returns)
+    if players == 2:
         assert summarise([ea, eb], via)["score"] == summarise([a, b], direct)["score"]
 
 
@@ -662,3 +664,43 @@ def test_error_lines_read_well_and_stay_bounded(pipe):
     for line in ("position startpos moves " + "q" * 10_000, "setoption name level value " + "q" * 10_000):
         err = pipe.ask(line, "info string error")[-1]
         assert len(err) <= len("info string error: ") + 200 and err.count("q") < 200
+
+
+def test_hash_and_variant_options_reach_the_search_and_the_game():
+    from ringgames.engine import Engine
+
+    out: list[str] = []
+    eng = Engine(write=out.append)
+    eng.handle("setoption name level value 5")
+    own = eng.agent().tt_size  # the level's own table while hash is 0
+    eng.handle("setoption name hash value 16")
+    assert eng.agent().tt_size == 16 * 1024 * 1024 // 256 != own  # 256 bytes an entry
+    eng.handle("setoption name hash value 0")
+    assert eng.agent().tt_size == own
+    eng.handle("setoption name variant value blitz")
+    eng.handle("position startpos")
+    assert eng.game.variant == "blitz" and eng.state.game.variant == "blitz"
+    eng.handle("rgi")
+    assert "option name variant type string default blitz" in out
+    eng.handle("setoption name game value gyges")  # another game: its default variant
+    assert eng.game.variant == "standard"
+    eng.handle("setoption name variant value beginner")
+    assert (eng.game.name, eng.game.variant) == ("gyges", "beginner")
+    eng.handle("setoption name variant value nope")
+    assert out[-1].startswith("info string error: unknown gyges variant 'nope'") and eng.game.variant == "beginner"
+    assert not [ln for ln in out[:-1] if "error" in ln], out
+
+
+def test_go_movetime_bounds_a_level_s_own_budget(pipe):
+    # YINSH level 5 searches 5 s a decision on its own; movetime 300 must cut that short
+    for line in ("setoption name level value 5", "isready"):
+        pipe.send(line)
+    pipe.until("readyok")
+    pipe.send("position startpos moves e5 f6 d4 g7 c3 h8 f3 c6 g9 d2")
+    t0 = time.perf_counter()
+    lines = pipe.ask("go movetime 300", "bestmove", timeout=60)
+    took = time.perf_counter() - t0
+    assert lines[-1].startswith("bestmove ") and took < 3.0, (took, lines)
+    times = [int(ln.split(" time ")[1].split()[0]) for ln in lines if ln.startswith("info") and " time " in ln]
+    assert times and max(times) <= 1500, times
+    assert pipe.close() == 0
