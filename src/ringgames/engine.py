@@ -149,7 +149,7 @@ class Engine:
         self._busy = False  # a go is running (cleared, under the lock, as its bestmove is written)
         self._stop = threading.Event()
         self._agent: Agent | None = None
-        self._warm: set[str] = set()  # games whose kernels isready has compiled
+        self._warm: set[str] = set()  # games whose kernels, and game/players/levels whose searches, isready compiled
         self.game = load_game(game, variant, players)
         self._check_level(self._level)
         self.state: State = self.game.new_initial_state()
@@ -188,18 +188,38 @@ class Engine:
         """The searching agent for the current game and level (made on first use, kept until
         ``newgame`` or an option changes, so that its tables and tree carry over between moves)."""
         if self._agent is None:
-            from .ai.agents import make_agent
-
-            agent = make_agent(self._spec(self._level))
-            agent_for = getattr(agent, "agent_for", None)  # a level: the agent behind it for this game
-            if agent_for is not None:
-                agent = agent_for(self.game.name, self.game.num_players)
-            if self._hash and hasattr(agent, "tt_size"):
-                agent.tt_size = max(1000, self._hash * 1024 * 1024 // 256)
-            if self._threads is not None and hasattr(agent, "threads"):  # set by setoption: the compiled search's
-                agent.threads = self._threads  # lazy SMP (else a spec's own threads=); other agents use one thread
-            self._agent = agent
+            self._agent = self._make_agent()
         return self._agent
+
+    def _make_agent(self) -> Agent:
+        from .ai.agents import make_agent
+
+        agent = make_agent(self._spec(self._level))
+        agent_for = getattr(agent, "agent_for", None)  # a level: the agent behind it for this game
+        if agent_for is not None:
+            agent = agent_for(self.game.name, self.game.num_players)
+        if self._hash and hasattr(agent, "tt_size"):
+            agent.tt_size = max(1000, self._hash * 1024 * 1024 // 256)
+        if self._threads is not None and hasattr(agent, "threads"):  # set by setoption: the compiled search's
+            agent.threads = self._threads  # lazy SMP (else a spec's own threads=); other agents use one thread
+        return agent
+
+    def _warm_level(self) -> None:
+        """A short search by a throwaway agent of the current level (its tables and random numbers are not the
+        game's), from a position a few random decisions into the game: compiles what this level alone uses (a
+        Python alpha-beta's evaluation, a ``baseline:`` spec), which the game's warm-up does not."""
+        from .simulate import playout_actions
+
+        state = self.game.new_initial_state()
+        line = playout_actions(state.clone(), seed=1)
+        for a in line[: max(0, min(12, len(line) - 2))]:
+            state.apply_action(a)
+        agent = self._make_agent()
+        analyse = getattr(agent, "analyse", None)
+        if analyse is not None:
+            analyse(state, 0.05)
+        else:
+            agent.choose(state)
 
     # -- commands --------------------------------------------------------------
     @property
@@ -263,6 +283,10 @@ class Engine:
 
             warm_up([self.game.name])
             self._warm.add(self.game.name)
+        level = f"{self.game.name}/{self.game.num_players}/{self._spec(self._level)}"
+        if not self.searching and level not in self._warm:  # and what the level alone compiles
+            self._warm_level()
+            self._warm.add(level)
         self.write("readyok")
 
     def cmd_setoption(self, args: list[str]) -> None:

@@ -185,14 +185,34 @@ def test_isready_compiles_each_game_once_before_its_first_go(monkeypatch):
     from ringgames.engine import Engine
 
     calls: list[list[str]] = []
+    levels: list[str] = []
     monkeypatch.setattr(ringgames.warmup, "warm_up", lambda games: calls.append(list(games)) or {})
+    monkeypatch.setattr(Engine, "_warm_level", lambda self: levels.append(f"{self.game.name} {self._level}"))
     out: list[str] = []
     eng = Engine(write=out.append, seed=5)
     for line in ("isready", "isready", "setoption name game value gyges", "isready", "setoption name game value yinsh",
-                 "isready", "rgi"):
+                 "isready", "setoption name level value baseline:5,scale=0.1", "isready", "isready", "rgi"):
         eng.handle(line)
-    assert calls == [["yinsh"], ["gyges"]] and out.count("readyok") == 4
+    assert calls == [["yinsh"], ["gyges"]] and out.count("readyok") == 6
+    # and what a level alone compiles (a level set after the first isready too), once per game and level
+    assert levels == ["yinsh 3", "gyges 3", "yinsh baseline:5,scale=0.1"]
     assert "option name seed type string default 5" in out  # the command line's --seed is the option's default
+
+
+@pytest.mark.parametrize("game,level", [("gyges", "baseline:5,scale=0.1"), ("gyges", "5"), ("yinsh", "1"),
+                                        ("rings", "mcts:time=1,rollout=0")])
+def test_warming_a_level_searches_a_throwaway_agent(game, level):
+    from ringgames.engine import Engine
+
+    out: list[str] = []
+    eng = Engine(write=out.append, game=game, seed=3)
+    eng.handle(f"setoption name level value {level}")
+    mine = eng.agent()
+    t0 = time.perf_counter()
+    eng.handle("isready")
+    assert out[-1] == "readyok" and eng.agent() is mine  # the game's own agent (its tables, its random numbers) untouched
+    assert time.perf_counter() - t0 < 60
+    assert not [ln for ln in out if "error" in ln], out
 
 
 def test_numbers_are_plain_ascii_digits():
