@@ -462,7 +462,7 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
     frozen), "engine:CMD;movetime=500" (a program speaking the engine protocol,
     docs/engine.md) ... Results are for the first agent (A) against the others;
     a game an external engine spoils (illegal move, crash, timeout) is an error,
-    not a result. --sprt 0,50: stop as soon as the sequential test decides
+    not a result (exit status 1 when every game is one). --sprt 0,50: stop as soon as the sequential test decides
     (docs/ai.md, "SPRT"); with more than two seats it tests the share of games
     A's seats won.
     """
@@ -562,6 +562,8 @@ def match(game, agents, games, seed, jobs, variant, players, save_dir, as_json, 
     click.echo(f"thinking time: {think}; mean game length {res['mean_actions']:.1f} actions")
     if as_json:
         click.echo(json.dumps({k: res[k] for k in ("agents", "games", "wins", "draws", "losses", "score", "score_low", "score_high", "elo", "elo_low", "elo_high", "elo_clipped", "won", "errors", "sprt") if k in res}))
+    if res["score"] is None and res["errors"]:  # every game ended as an error: no result, and a script should know
+        sys.exit(1)
 
 
 @main.command()

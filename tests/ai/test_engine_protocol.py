@@ -626,6 +626,9 @@ def test_match_and_strength_commands_take_an_engine(tmp_path):
     fake = tmp_path / "fake.py"
     fake.write_text(FAKE)
     bad = f"engine:{sys.executable} {fake} illegal {tmp_path / 'pid'};timeout=5"
+    r = CliRunner().invoke(main, ["match", "yinsh", bad, "greedy", "--games", "2", "--seed", "4"])
+    assert r.exit_code == 1 and "no game finished without an error: no score" in r.output, r.output
+    assert r.output.count("error (not counted): game ") == 2 and "illegal move" in r.output
     ledger, out = tmp_path / "r.jsonl", tmp_path / "r.md"
     args = ["strength", "--game", "yinsh", "--levels", "1", "--against", bad, "--games", "2",
             "--ledger", str(ledger), "--out", str(out)]
