@@ -285,8 +285,11 @@ class Engine:
             self._warm.add(self.game.name)
         level = f"{self.game.name}/{self.game.num_players}/{self._spec(self._level)}"
         if not self.searching and level not in self._warm:  # and what the level alone compiles
-            self._warm_level()
             self._warm.add(level)
+            try:
+                self._warm_level()
+            except Exception as exc:  # noqa: BLE001 - readyok must come whatever happens; go will say it again
+                self.error(f"the level {self._level} failed a trial search: {exc}")
         self.write("readyok")
 
     def cmd_setoption(self, args: list[str]) -> None:

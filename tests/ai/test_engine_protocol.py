@@ -727,3 +727,18 @@ def test_go_movetime_bounds_a_level_s_own_budget(pipe):
     times = [int(ln.split(" time ")[1].split()[0]) for ln in lines if ln.startswith("info") and " time " in ln]
     assert times and max(times) <= 1500, times
     assert pipe.close() == 0
+
+
+def test_isready_answers_readyok_even_when_the_level_s_trial_search_fails(monkeypatch):
+    from ringgames.engine import Engine
+
+    def boom(self):
+        raise RuntimeError("no such kernel")
+
+    monkeypatch.setattr(Engine, "_warm_level", boom)
+    out: list[str] = []
+    eng = Engine(write=out.append)
+    eng.handle("isready")
+    assert out[-2:] == ["info string error: the level 3 failed a trial search: no such kernel", "readyok"]
+    eng.handle("isready")  # tried once per level
+    assert out[-1] == "readyok" and out.count("readyok") == 2 and len(out) == 3
