@@ -204,22 +204,32 @@ class Engine:
             agent.threads = self._threads  # lazy SMP (else a spec's own threads=); other agents use one thread
         return agent
 
-    def _warm_level(self) -> None:
+    def _warm_level(self) -> int:
         """A short search by a throwaway agent of the current level (its tables and random numbers are not the
-        game's), from a position a few random decisions into the game: compiles what this level alone uses (a
-        Python alpha-beta's evaluation, a ``baseline:`` spec), which the game's warm-up does not."""
+        game's), from a position a few random decisions into the game where the side to move has no win at once
+        (a win is played without a search): compiles what this level alone uses (a Python alpha-beta's evaluation,
+        a ``baseline:`` spec), which the game's warm-up does not. At most about 0.05 s once compiled: the trial
+        agent's least depth is 1, whatever the level's ``min=``. Returns the nodes or iterations searched."""
+        from .ai.tactics import winning_action
         from .simulate import playout_actions
 
+        line = playout_actions(self.game.new_initial_state(), seed=1)
         state = self.game.new_initial_state()
-        line = playout_actions(state.clone(), seed=1)
-        for a in line[: max(0, min(12, len(line) - 2))]:
-            state.apply_action(a)
+        for k in range(min(12, max(0, len(line) - 2)), -1, -1):  # the latest quiet position up to 12 decisions in
+            state = self.game.new_initial_state()
+            for a in line[:k]:
+                state.apply_action(a)
+            if not state.is_terminal() and winning_action(state) is None:
+                break
         agent = self._make_agent()
+        if hasattr(agent, "min_depth"):
+            agent.min_depth = 1
         analyse = getattr(agent, "analyse", None)
-        if analyse is not None:
-            analyse(state, 0.05)
-        else:
+        if analyse is None:
             agent.choose(state)
+            return 0
+        res = analyse(state, 0.05)
+        return int(res.get("nodes") or res.get("iterations") or 0)
 
     # -- commands --------------------------------------------------------------
     @property
@@ -283,7 +293,7 @@ class Engine:
 
             warm_up([self.game.name])
             self._warm.add(self.game.name)
-        level = f"{self.game.name}/{self.game.num_players}/{self._spec(self._level)}"
+        level = f"{self.game.name}/{self.game.num_players}/{self._level}"
         if not self.searching and level not in self._warm:  # and what the level alone compiles
             self._warm.add(level)
             try:

@@ -199,20 +199,25 @@ def test_isready_compiles_each_game_once_before_its_first_go(monkeypatch):
     assert "option name seed type string default 5" in out  # the command line's --seed is the option's default
 
 
-@pytest.mark.parametrize("game,level", [("gyges", "baseline:5,scale=0.1"), ("gyges", "5"), ("yinsh", "1"),
-                                        ("rings", "mcts:time=1,rollout=0")])
-def test_warming_a_level_searches_a_throwaway_agent(game, level):
+@pytest.mark.parametrize("game,players,level,searches", [
+    ("gyges", 2, "baseline:5,scale=0.1", True), ("gyges", 2, "5", True), ("gyges", 2, "3", True), ("yinsh", 2, "1", False),
+    ("yinsh", 2, "search:time=1,min=7", True), ("rings", 4, "mcts:time=1,rollout=0", True), ("rings", 6, "5", True)])
+def test_warming_a_level_searches_a_throwaway_agent(game, players, level, searches):
     from ringgames.engine import Engine
 
     out: list[str] = []
-    eng = Engine(write=out.append, game=game, seed=3)
+    eng = Engine(write=out.append, game=game, players=players, seed=3)
     eng.handle(f"setoption name level value {level}")
     mine = eng.agent()
-    t0 = time.perf_counter()
     eng.handle("isready")
     assert out[-1] == "readyok" and eng.agent() is mine  # the game's own agent (its tables, its random numbers) untouched
-    assert time.perf_counter() - t0 < 60
     assert not [ln for ln in out if "error" in ln], out
+    # a real search (a position where no win is played at once, as the first Gygès positions of the playout were),
+    # short whatever the level's min= says (min=7 alone would take YINSH tens of seconds)
+    t0 = time.perf_counter()
+    searched = eng._warm_level()
+    assert (searched > 0) == searches, searched
+    assert time.perf_counter() - t0 < 5
 
 
 def test_numbers_are_plain_ascii_digits():

@@ -50,9 +50,10 @@ COMPUTER_SIGMA = 50.0
 #: against B, from the strength ledger and the sequential tests of docs/ai.md (section "Issue #35's targets, where each
 #: stands"). ``baseline:N`` is level N before issue #35 (measured against each other at the real budgets on
 #: 1–2 December 2026, 100 games each); today's levels 3–5 were measured against those baselines and each other at reduced
-#: equal budgets, a sequential test's games up to its verdict (such a test stops early on a good run, so these lean
-#: high). Gygès: the games with South's arrangement at random (``--opening 1``). RINGS: two players (one RINGS
-#: rating whatever the number of players). See docs/accounts.md.
+#: equal budgets: each sequential test's games up to its verdict (such a test stops early on a good run, so these lean
+#: high), with the fixed openings and with the first decisions at random (docs/ai.md, footnote 3). Gygès: the games
+#: with South's arrangement at random (``--opening 1``), level 5 against ``baseline:5`` its test's 28 games and a
+#: match's 80. RINGS: two players (one RINGS rating whatever the number of players). See docs/accounts.md.
 COMPUTER_RESULTS: dict[str, tuple[tuple[str, str, int, int, int], ...]] = {
     "yinsh": (
         ("level:1", "random", 40, 45, 15), ("level:2", "level:1", 87, 6, 7), ("baseline:3", "level:2", 100, 0, 0),
