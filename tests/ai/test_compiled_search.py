@@ -328,3 +328,50 @@ def test_bad_search_options_get_a_clear_error_that_names_the_kind():
         with pytest.raises(ValueError, match=words):
             make_agent(spec)
     assert make_agent("search:time=1,min=3").min_depth == 3
+
+
+def _mid_turn(players: int, seed: int):
+    """A RINGS state in the middle of a seat's turn (a conversion to decide after its placement), from random play."""
+    rng = random.Random(seed)
+    s = load_game("rings", None, players).new_initial_state()
+    while not s.is_terminal():
+        me = s.current_player()
+        s.apply_action(rng.choice(s.legal_actions()))
+        if not s.is_terminal() and s.current_player() == me:
+            return s
+    raise AssertionError("no turn with a conversion in this game")
+
+
+def test_a_turn_s_later_decisions_share_its_budget():
+    """A later decision of a turn that the plan does not settle is searched with what is left of the turn's budget
+    (at least a tenth of it), not a whole budget again (three-player level 3 took 1 s for a placement and a
+    conversion at 0.5 s a decision)."""
+    from ringgames.ai.compiled import agent as compiled
+
+    s = _mid_turn(3, 4)
+    me = s.current_player()
+    agent = CompiledAlphaBetaAgent(time=0.4, min=1, seed=1)
+    limits: list = []
+    real = agent.analyse
+
+    def spy(state, time_limit=None, *args, **kwargs):
+        limits.append(time_limit)
+        return real(state, time_limit, *args, **kwargs)
+
+    agent.analyse = spy  # type: ignore[method-assign]
+    agent.choose(s)  # not known to continue a turn: the level's own budget
+    assert limits == [None]
+    for spent, low, high in ((0.3, 0.08, 0.1), (10.0, 0.04, 0.04)):
+        agent._turn, agent._plan = (me, s.position(), time.perf_counter() - spent), {}
+        agent.choose(s)
+        assert low - 1e-3 <= limits[-1] <= high + 1e-3, (spent, limits)
+    assert compiled.TURN_FLOOR == 0.1
+    # a turn that continues is followed: after the agent's decision here, the seat's next decision (if any) is its turn's
+    agent._turn = None
+    a = agent.choose(s)
+    after = s.clone()
+    after.apply_action(a)
+    if not after.is_terminal() and after.current_player() == me:
+        assert agent._turn is not None and agent._turn[:2] == (me, after.position())
+    else:
+        assert agent._turn is None

@@ -71,6 +71,11 @@ def kernel_for(state: State) -> ModuleType | None:
     return tree
 
 
+#: A turn's later decisions that the plan did not settle are searched with what is left of the turn's budget, at least
+#: this share of it (as :data:`ringgames.ai.compiled.uct.TURN_FLOOR`).
+TURN_FLOOR = 0.1
+
+
 class CompiledAlphaBetaAgent(AlphaBetaAgent):
     """Alpha-beta with the tree in compiled code (``search:time=5``); see the module docstring."""
 
@@ -90,15 +95,33 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
         self._ctx: Any = None
         self._ctx_key: tuple | None = None
         self._plan: dict[str, int] = {}  # position -> the rest of the turn the last search chose
+        self._turn: tuple[int, str, float] | None = None  # seat, position expected next, start: a turn in progress
 
     def choose(self, state: State) -> int:
         """The action to play: the rest of a turn the previous search already chose (a YINSH row and ring after
         the move, RINGS conversions: searched inside the move's tree, so that a turn costs one budget), else a
-        search."""
-        planned = self._plan.get(state.position()) if self._plan else None
+        search; a later decision of the same turn that the plan does not settle (a principal variation too short
+        to reach it, as at depth 2 with three players) is searched with what is left of the turn's budget, at
+        least :data:`TURN_FLOOR` of it, as the compiled MCTS does (the level's least depth still applies)."""
+        me = state.current_player()
+        pos = state.position()
+        now = time.perf_counter()
+        cont = self._turn is not None and self._turn[0] == me and self._turn[1] == pos
+        start = self._turn[2] if cont and self._turn is not None else now
+        planned = self._plan.get(pos) if self._plan else None
         if planned is not None and planned in state.legal_actions():
-            return planned
-        return super().choose(state)
+            action = planned
+        else:
+            budget = self.time_limit
+            limit = None
+            if cont and budget is not None and not math.isinf(budget):
+                limit = max(budget * TURN_FLOOR, budget - (now - start))
+            action = int(self.analyse(state.clone(), limit)["action"])
+        after = state.clone()
+        after.apply_action(action)
+        same = not after.is_terminal() and after.current_player() == me
+        self._turn = (me, after.position(), start) if same else None
+        return action
 
     def _turn_plan(self, state: State, pv: list[int]) -> dict[str, int]:
         """The decisions of the same player that follow the first in ``pv``, by the position they are taken in."""
