@@ -40,6 +40,7 @@ import numpy as np
 from ...protocol import State
 from ..alphabeta import WIN, AlphaBetaAgent
 from ..evaluation import get_evaluator
+from ..turns import TURN_FLOOR, Turn, turn_after, turn_limit, turn_start  # noqa: F401 - TURN_FLOOR: documented here
 
 __all__ = ["CompiledAlphaBetaAgent", "KERNELS", "MAX_THREADS", "PARANOID", "kernel_for"]
 
@@ -71,11 +72,6 @@ def kernel_for(state: State) -> ModuleType | None:
     return tree
 
 
-#: A turn's later decisions that the plan did not settle are searched with what is left of the turn's budget, at least
-#: this share of it (as :data:`ringgames.ai.compiled.uct.TURN_FLOOR`).
-TURN_FLOOR = 0.1
-
-
 class CompiledAlphaBetaAgent(AlphaBetaAgent):
     """Alpha-beta with the tree in compiled code (``search:time=5``); see the module docstring."""
 
@@ -95,7 +91,7 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
         self._ctx: Any = None
         self._ctx_key: tuple | None = None
         self._plan: dict[str, int] = {}  # position -> the rest of the turn the last search chose
-        self._turn: tuple[int, str, float] | None = None  # seat, position expected next, start: a turn in progress
+        self._turn: Turn | None = None  # seat, position expected next, start: a turn in progress
 
     def choose(self, state: State) -> int:
         """The action to play: the rest of a turn the previous search already chose (a YINSH row and ring after
@@ -103,24 +99,14 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
         search; a later decision of the same turn that the plan does not settle (a principal variation too short
         to reach it, as at depth 2 with three players) is searched with what is left of the turn's budget, at
         least :data:`TURN_FLOOR` of it, as the compiled MCTS does (the level's least depth still applies)."""
-        me = state.current_player()
-        pos = state.position()
-        now = time.perf_counter()
-        cont = self._turn is not None and self._turn[0] == me and self._turn[1] == pos
-        start = self._turn[2] if cont and self._turn is not None else now
-        planned = self._plan.get(pos) if self._plan else None
+        cont, start = turn_start(self._turn, state)
+        planned = self._plan.get(state.position()) if self._plan else None
         if planned is not None and planned in state.legal_actions():
             action = planned
         else:
-            budget = self.time_limit
-            limit = None
-            if cont and budget is not None and not math.isinf(budget):
-                limit = max(budget * TURN_FLOOR, budget - (now - start))
+            limit = turn_limit(self.time_limit, start) if cont else None
             action = int(self.analyse(state.clone(), limit)["action"])
-        after = state.clone()
-        after.apply_action(action)
-        same = not after.is_terminal() and after.current_player() == me
-        self._turn = (me, after.position(), start) if same else None
+        self._turn = turn_after(state, action, start)
         return action
 
     def _turn_plan(self, state: State, pv: list[int]) -> dict[str, int]:

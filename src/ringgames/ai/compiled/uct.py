@@ -41,6 +41,7 @@ from ...protocol import State
 from ..evaluation import get_evaluator
 from ..mcts import MCTSAgent
 from ..tactics import hands_win, safe_actions, winning_action
+from ..turns import TURN_FLOOR, Turn, turn_after, turn_limit, turn_start  # noqa: F401 - TURN_FLOOR: documented here
 from . import ops
 from . import rings as _rings
 from .ops import DRAW, ONGOING
@@ -55,9 +56,6 @@ MAX_PATH = 2048  # the deepest the tree may grow (a longer path evaluates its le
 MAX_LEGAL = 512
 #: The fewest visits a decision of the rest of a turn needs in the tree to be played from it without a search.
 PLAN_VISITS = 50
-#: A turn's later decisions that the tree did not settle are searched with what is left of the turn's budget, at
-#: least this share of it.
-TURN_FLOOR = 0.1
 # ctl entries: slots used, slots in all, visits that expand a node, RINGS conversions played at once (1) or searched
 # (0), RINGS leaves valued after their pending conversions (1) or as they are (0)
 USED, CAP, EXPAND, CONVERT_ALL, QUIESCE = 0, 1, 2, 3, 4
@@ -407,7 +405,7 @@ class CompiledMCTSAgent(MCTSAgent):
         self.tree_used = 0
         self._root: _View | None = None  # the last search's tree, until its plan is read
         self._plan: dict[str, int] = {}  # position -> the rest of the turn the last search chose
-        self._turn: tuple[int, str, float] | None = None  # seat, position expected next, start: a turn in progress
+        self._turn: Turn | None = None  # seat, position expected next, start: a turn in progress
         self.planned = 0  # decisions played from a plan (no search)
 
     def choose(self, state: State) -> int:
@@ -419,11 +417,8 @@ class CompiledMCTSAgent(MCTSAgent):
         if state.game.name not in GAMES or not hasattr(state, "s") or state.is_terminal():
             return super().choose(state)
         me = state.current_player()
-        pos = state.position()
-        now = time.perf_counter()
-        cont = self._turn is not None and self._turn[0] == me and self._turn[1] == pos
-        start = self._turn[2] if cont and self._turn is not None else now
-        planned = self._plan.get(pos) if cont else None
+        cont, start = turn_start(self._turn, state)
+        planned = self._plan.get(state.position()) if cont else None
         if planned is None and self.convert == "all":
             planned = self._conversion(state)
         action = None
@@ -433,16 +428,9 @@ class CompiledMCTSAgent(MCTSAgent):
             self.planned += 1
             self._visits = {planned: 1}
         if action is None:
-            budget = self.time_limit
-            limit = None
-            if cont and budget is not None and not math.isinf(budget):
-                limit = max(budget * TURN_FLOOR, budget - (now - start))
-            action = int(self.analyse(state, limit)["action"])
-        after = state.clone()
-        after.apply_action(action)
-        same = not after.is_terminal() and after.current_player() == me
-        self._turn = (me, after.position(), start) if same else None
-        if not same:
+            action = int(self.analyse(state, turn_limit(self.time_limit, start) if cont else None)["action"])
+        self._turn = turn_after(state, action, start)
+        if self._turn is None:
             self._plan = {}
         return action
 
