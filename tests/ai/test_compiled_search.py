@@ -305,7 +305,8 @@ def test_three_player_rings_levels_use_the_paranoid_search_and_more_players_keep
     from ringgames.ai.levels import spec_for
 
     assert spec_for("rings", 5, players=3) == "search:time=5,min=2"
-    assert spec_for("rings", 3, players=3, scale=0.1) == "search:time=0.05,min=2"
+    # level 3's cap (a hard ceiling that stands for the reply time) is not scaled
+    assert spec_for("rings", 3, players=3, scale=0.1) == "search:time=0.05,min=2,cap=0.8"
     # a paranoid depth 2 takes seconds there: compiled MCTS (level 5 with the turn's conversions at once, quiescent leaves)
     assert spec_for("rings", 5, players=4) == "uct:time=5,c=0.2,convert=all,quiesce=1"
     assert spec_for("rings", 5, players=6, scale=0.1) == "uct:time=0.5,c=0.2,convert=all,quiesce=1"
@@ -324,10 +325,40 @@ def test_three_player_rings_levels_use_the_paranoid_search_and_more_players_keep
 def test_bad_search_options_get_a_clear_error_that_names_the_kind():
     for spec, words in [("search:min=x", "search min must be a whole number"), ("search:min=0", "search min must be"),
                         ("search:min=1.5", "search min must be"), ("search:time=x", "search time must be a positive"),
-                        ("search:depth=0", "search depth must be"), ("alphabeta:min=0", "alphabeta min must be")]:
+                        ("search:depth=0", "search depth must be"), ("alphabeta:min=0", "alphabeta min must be"),
+                        ("search:cap=x", "search cap must be a positive number"), ("search:cap=-1", "search cap must be"),
+                        ("alphabeta:cap=inf", "alphabeta cap must be")]:
         with pytest.raises(ValueError, match=words):
             make_agent(spec)
     assert make_agent("search:time=1,min=3").min_depth == 3
+    assert make_agent("search:time=1,cap=0.8").cap == 0.8 and make_agent("search:time=1").cap is None
+
+
+def _open_board_three_players():
+    """Three-player RINGS after two placements: the third seat's paranoid depth 2 takes about 900,000 nodes (1.1 s
+    on the project's machine; three-player level 3 replied in 1.6–2.6 s to such positions before its ``cap``)."""
+    s = load_game("rings", None, 3).new_initial_state()
+    for k in range(2):
+        s.apply_action(random.Random(k).choice(s.legal_actions()))
+    return s
+
+
+@pytest.mark.parametrize("kind", ["search", "alphabeta"])
+def test_cap_ends_a_search_before_its_least_depth(kind):
+    s = _open_board_three_players()
+    cap = 0.05 if kind == "search" else 0.3  # the Python search needs about 0.02 s for depth 1 here
+    capped = make_agent(f"{kind}:time=0.01,min=2,cap={cap},seed=1")
+    r = capped.analyse(s.clone())
+    # the least depth was not completed: the best action of depth 1, or of the part of depth 2 searched
+    assert r["depth"] == 1 and r["action"] in s.legal_actions() and r["seconds"] < cap + 0.5
+    assert capped.choose(s.clone()) in s.legal_actions()
+    # a limit given to analyse replaces the agent's budget and its cap (the engine's ``go depth``)
+    assert capped.analyse(s.clone(), max_depth=1)["depth"] == 1
+    if kind == "search":
+        deep = capped.analyse(s.clone(), max_depth=2)
+        assert deep["depth"] == 2 and deep["nodes"] > 100_000 and deep["seconds"] > 0.05
+        # an explicit ceiling ends even a given depth
+        assert capped.analyse(s.clone(), max_depth=2, ceiling=0.05)["depth"] == 1
 
 
 def _mid_turn(players: int, seed: int):
@@ -366,6 +397,22 @@ def test_a_turn_s_later_decisions_share_its_budget():
         agent.choose(s)
         assert low - 1e-3 <= limits[-1] <= high + 1e-3, (spent, limits)
     assert compiled.TURN_FLOOR == 0.1
+    # with a cap, a later decision also gets what is left of the turn's cap (at least a tenth of it)
+    ceilings: list = []
+
+    def spy_ceiling(state, time_limit=None, *args, ceiling=None, **kwargs):
+        ceilings.append(ceiling)
+        return real(state, time_limit, *args, ceiling=ceiling, **kwargs)
+
+    agent.cap = 0.8
+    agent.analyse = spy_ceiling  # type: ignore[method-assign]
+    agent._turn, agent._plan = (me, s.position(), time.perf_counter() - 0.3), {}
+    agent.choose(s)
+    assert 0.45 <= ceilings[-1] <= 0.5 + 1e-3, ceilings
+    agent._turn, agent._plan = None, {}
+    agent.choose(s)  # a fresh decision: the agent's own budget and cap
+    assert ceilings[-1] is None
+    agent.analyse = spy  # type: ignore[method-assign]
     # a turn that continues is followed: after the agent's decision here, the seat's next decision (if any) is its turn's
     agent._turn = None
     a = agent.choose(s)

@@ -62,6 +62,18 @@ def _no_evaluator(state: State) -> list[float]:
     raise RuntimeError("the evaluator is set by analyse()")
 
 
+def own_ceiling(agent: AlphaBetaAgent, time_limit: float | None, max_depth: int | None, nodes: int | None,
+                ceiling: float | None) -> float | None:
+    """The hard limit of one search: ``ceiling`` where given, else the agent's ``cap`` when the search runs on
+    the agent's own budget (no time, depth or node limit given: a level's decision, not an analysis or a
+    ``go depth``)."""
+    if ceiling is not None:
+        return None if math.isinf(ceiling) else ceiling
+    if time_limit is None and max_depth is None and nodes is None:
+        return agent.cap
+    return None
+
+
 class AlphaBetaAgent:
     """Iterative-deepening alpha-beta (negamax over player changes).
 
@@ -71,7 +83,10 @@ class AlphaBetaAgent:
     the horizon, default 4), ``tt`` (max table entries, default 400000),
     ``seed`` (random tie-break of equal moves), ``safe`` (1: leave out root actions that
     hand the next player a win within their turn, as greedy does; default 1), ``min``
-    (depths up to this one are always completed, even past the time budget; default 1), ``pvs``
+    (depths up to this one are always completed, even past the time budget; default 1), ``cap`` (a hard
+    ceiling in seconds on a decision searched on the agent's own budget, a turn's later decisions sharing it: the
+    search stops there even before ``min`` is complete, with the best action of the depth reached; not multiplied
+    by a level's ``scale``, since it stands for a reply time; default 0: none), ``pvs``
     (1: principal variation search — after the first action of a node, the others are searched
     with a null window around alpha first and searched again only if they may be better; same
     values, fewer nodes; default 0 so that ``baseline:N`` keeps today's search), ``eval`` (the name of one of
@@ -87,8 +102,12 @@ class AlphaBetaAgent:
 
     def __init__(self, depth: int | None = None, time: float | None = None, extend: int = 4, tt: int = 400_000,
                  seed: int | None = None, noise: float = 0.0, safe: int = 1, min: int = 1,  # noqa: A002
-                 pvs: int = 0, eval: str = "", book: int = 0):  # noqa: A002
+                 pvs: int = 0, eval: str = "", book: int = 0, cap: float = 0):  # noqa: A002
         kind = self.kind
+        if isinstance(cap, bool) or not isinstance(cap, (int, float)) or not (cap == 0 or 0 < cap < math.inf):
+            raise ValueError(f"{kind} cap must be a positive number of seconds (the hard ceiling of a decision) or 0 "
+                             f"(none), not {cap!r}")
+        self.cap: float | None = float(cap) if cap else None
         if isinstance(book, bool) or not isinstance(book, int) or book not in (0, 1):
             raise ValueError(f"{kind} book must be 0 or 1 (1: play the game's opening book where it has the position), "
                              f"not {book!r}")
@@ -128,6 +147,7 @@ class AlphaBetaAgent:
         self.last: dict = {}
         self._eval: Callable[[State], list[float]] = _no_evaluator  # analyse() sets the game's
         self.deadline: float | None = None
+        self.hard_deadline: float | None = None  # cap: ends the search even before min is complete
         self.node_limit: int | None = None
         self._stop: threading.Event | None = None
         self._limited = False
@@ -162,9 +182,11 @@ class AlphaBetaAgent:
             self._check_limits()
 
     def _check_limits(self) -> None:
-        """Every 64 nodes: a stop request ends the search at once; the time and node limits
+        """Every 64 nodes: a stop request and the ``cap`` end the search at once; the time and node limits
         only once the depths up to ``min`` are complete."""
         if self._stop is not None and self._stop.is_set():
+            raise _Timeout
+        if self.hard_deadline is not None and time.perf_counter() > self.hard_deadline:
             raise _Timeout
         if not self._may_stop:
             return
@@ -263,11 +285,14 @@ class AlphaBetaAgent:
     # -- root ------------------------------------------------------------
     def analyse(self, state: State, time_limit: float | None = None, max_depth: int | None = None, *,
                 nodes: int | None = None, stop: threading.Event | None = None,
-                on_info: Callable[[dict], None] | None = None, exclude: Collection[int] = ()) -> dict:
+                on_info: Callable[[dict], None] | None = None, exclude: Collection[int] = (),
+                ceiling: float | None = None) -> dict:
         """Search ``state``; returns ``{"action", "value", "depth", "pv", "nodes", "win_probability"}``.
 
         ``time_limit`` (seconds; ``math.inf``: none) and ``max_depth`` replace the agent's own
-        budget; ``nodes`` stops the search after about that many nodes (once the depths up to
+        budget (and with it the agent's ``cap``); ``ceiling``: a hard limit in seconds that ends the search even
+        before the depths up to ``min`` are complete (default: the agent's ``cap`` when it searches on its own
+        budget); ``nodes`` stops the search after about that many nodes (once the depths up to
         ``min`` are complete, like the time limit); setting ``stop`` (a :class:`threading.Event`,
         e.g. from another thread) ends the search within 64 nodes with the best action so far.
         ``on_info`` is called after each completed depth with ``{"depth", "value", "nodes",
@@ -279,15 +304,18 @@ class AlphaBetaAgent:
         self._eval, scale = get_evaluator(state.game.name, self.eval_name)
         self._multi = state.num_players > 2
         self._root = state.current_player()
+        ceiling = own_ceiling(self, time_limit, max_depth, nodes, ceiling)
         time_limit = self.time_limit if time_limit is None else time_limit
         if time_limit is not None and math.isinf(time_limit):
             time_limit = None
         max_depth = self.max_depth if max_depth is None else max_depth
         start = time.perf_counter()
         self.deadline = None if time_limit is None else start + time_limit
+        self.hard_deadline = None if ceiling is None else start + ceiling
         self.node_limit = None if nodes is None else int(nodes)
         self._stop = stop
-        self._limited = self.deadline is not None or self.node_limit is not None or stop is not None
+        self._limited = (self.deadline is not None or self.node_limit is not None or stop is not None
+                         or self.hard_deadline is not None)
         self.nodes = 0
         me = self._root
         actions, result, done = self._root_actions(state, exclude, start)

@@ -38,7 +38,7 @@ from typing import Any, cast
 import numpy as np
 
 from ...protocol import State
-from ..alphabeta import WIN, AlphaBetaAgent
+from ..alphabeta import WIN, AlphaBetaAgent, own_ceiling
 from ..evaluation import get_evaluator
 from ..turns import TURN_FLOOR, Turn, turn_after, turn_limit, turn_start  # noqa: F401 - TURN_FLOOR: documented here
 
@@ -98,14 +98,18 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
         the move, RINGS conversions: searched inside the move's tree, so that a turn costs one budget), else a
         search; a later decision of the same turn that the plan does not settle (a principal variation too short
         to reach it, as at depth 2 with three players) is searched with what is left of the turn's budget, at
-        least :data:`TURN_FLOOR` of it, as the compiled MCTS does (the level's least depth still applies)."""
+        least :data:`TURN_FLOOR` of it, as the compiled MCTS does (the level's least depth still applies, within
+        what is left of the turn's ``cap``, at least the same share of it)."""
         cont, start = turn_start(self._turn, state)
         planned = self._plan.get(state.position()) if self._plan else None
         if planned is not None and planned in state.legal_actions():
             action = planned
         else:
-            limit = turn_limit(self.time_limit, start) if cont else None
-            action = int(self.analyse(state.clone(), limit)["action"])
+            if cont:
+                limit, ceiling = turn_limit(self.time_limit, start), turn_limit(self.cap, start)
+                action = int(self.analyse(state.clone(), limit, ceiling=ceiling)["action"])
+            else:
+                action = int(self.analyse(state.clone())["action"])
         self._turn = turn_after(state, action, start)
         return action
 
@@ -162,15 +166,17 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
 
     def analyse(self, state: State, time_limit: float | None = None, max_depth: int | None = None, *,
                 nodes: int | None = None, stop: threading.Event | None = None,
-                on_info: Callable[[dict], None] | None = None, exclude: Collection[int] = ()) -> dict:
+                on_info: Callable[[dict], None] | None = None, exclude: Collection[int] = (),
+                ceiling: float | None = None) -> dict:
         kernel = kernel_for(state)
         if kernel is None:
             return super().analyse(state, time_limit, max_depth, nodes=nodes, stop=stop, on_info=on_info,
-                                   exclude=exclude)
+                                   exclude=exclude, ceiling=ceiling)
         if state.is_terminal():
             raise ValueError("the game is over")
         self._plan = {}
         _, scale = get_evaluator(state.game.name, self.eval_name)
+        ceiling = own_ceiling(self, time_limit, max_depth, nodes, ceiling)
         time_limit = self.time_limit if time_limit is None else time_limit
         if time_limit is not None and math.isinf(time_limit):
             time_limit = None
@@ -191,9 +197,10 @@ class CompiledAlphaBetaAgent(AlphaBetaAgent):
         flags = ctx.flags
         finished = threading.Event()
         deadline = None if time_limit is None else start + time_limit
+        hard = None if ceiling is None else start + ceiling
         watcher = None
-        if deadline is not None or stop is not None:
-            watcher = threading.Thread(target=_watch, args=(flags, kernel, deadline, stop, finished), daemon=True)
+        if deadline is not None or stop is not None or hard is not None:
+            watcher = threading.Thread(target=_watch, args=(flags, kernel, deadline, stop, finished, hard), daemon=True)
             watcher.start()
         order = np.array(actions, dtype=np.int32)
         out = np.zeros(len(actions), dtype=np.float64)
@@ -255,13 +262,15 @@ def _helper_search(ctx: Any, kernel: ModuleType, order: np.ndarray, first: int, 
 
 
 def _watch(flags: np.ndarray, kernel: ModuleType, deadline: float | None, stop: threading.Event | None,
-           done: threading.Event) -> None:
-    """Set the kernel's flags when the deadline passes or ``stop`` is set (checks every 2 ms)."""
+           done: threading.Event, hard: float | None = None) -> None:
+    """Set the kernel's flags when the deadline passes, or the hard deadline (``cap``: STOP, which ends even a
+    depth up to ``min``), or ``stop`` is set (checks every 2 ms)."""
     while not done.wait(0.002):
-        if stop is not None and stop.is_set():
+        now = time.perf_counter()
+        if (stop is not None and stop.is_set()) or (hard is not None and now >= hard):
             flags[kernel.STOP] = 1
             return
-        if deadline is not None and not flags[kernel.TIME_UP] and time.perf_counter() >= deadline:
+        if deadline is not None and not flags[kernel.TIME_UP] and now >= deadline:
             flags[kernel.TIME_UP] = 1
-            if stop is None:
+            if stop is None and hard is None:
                 return
