@@ -747,3 +747,28 @@ def test_isready_answers_readyok_even_when_the_level_s_trial_search_fails(monkey
     assert out[-2:] == ["info string error: the level 3 failed a trial search: no such kernel", "readyok"]
     eng.handle("isready")  # tried once per level
     assert out[-1] == "readyok" and out.count("readyok") == 2 and len(out) == 3
+
+
+def test_a_plain_go_keeps_the_level_s_cap_and_go_depth_replaces_it(pipe):
+    # three-player RINGS after two placements: the paranoid depth 2 takes about 900,000 nodes (1 s); a cap of
+    # 0.05 s ends it, as the site's three-player level 3 (cap=0.8) ends its first placements
+    s = load_game("rings", None, 3).new_initial_state()
+    moves = []
+    for k in range(2):
+        a = random.Random(k).choice(s.legal_actions())
+        moves.append(s.action_to_string(a))
+        s.apply_action(a)
+    for line in ("setoption name game value rings", "setoption name players value 3",
+                 "setoption name level value search:time=0.01,min=2,cap=0.05", "isready"):
+        pipe.send(line)
+    pipe.until("readyok")
+    pipe.send("position startpos moves " + " ".join(moves))
+    lines = pipe.ask("go", "bestmove", timeout=60)
+    _check_search(lines, s)
+    depths = [int(ln.split(" depth ")[1].split()[0]) for ln in lines if ln.startswith("info") and " depth " in ln]
+    assert depths and max(depths) == 1, lines
+    lines = pipe.ask("go depth 2", "bestmove", timeout=60)
+    _check_search(lines, s)
+    depths = [int(ln.split(" depth ")[1].split()[0]) for ln in lines if ln.startswith("info") and " depth " in ln]
+    assert max(depths) == 2, lines
+    assert pipe.close() == 0
