@@ -90,9 +90,11 @@ def test_ledger_table_tells_todays_levels_at_a_scale_from_earlier_levels():
             rec("uct:time=0.2,c=0.2", "uct:time=0.05", "level 3", players=4),  # level 4 before 6 December
             rec("uct:time=0.1,c=0.2", "uct:time=0.05", "level 3", players=4),  # today's at scale 0.1
             rec("uct:time=0.05", "baseline:4,scale=0.2", "baseline:4,scale=0.2", level=3, players=4),
-            rec("search:time=0.05,min=2", "greedy", "level 2", level=3, players=3)]  # level 2 has no budget
+            rec(spec_for("rings", 3, 0.1, players=3), "greedy", "level 2", level=3, players=3),  # level 2 has no budget
+            rec("search:time=0.05,min=2", "greedy", "level 2", level=3, players=3)]  # level 3 before its cap
     # level 4 before 6 December at scale 0.1 is today's level 4 at scale 0.2, but its level 3 is at 0.1
-    assert [level_scale("rings", r["level"], r["a"], r["players"]) for r in recs] == [0.25, 0.25, 0.1, 0.2, 0.1, 0.1, 0.1]
+    assert [level_scale("rings", r["level"], r["a"], r["players"]) for r in recs] == [0.25, 0.25, 0.1, 0.2, 0.1, 0.1, 0.1,
+                                                                                     None]
     assert level_scale("rings", 4, "uct:time=0.2", players=4) is None  # c=0.2 missing
     assert level_scale("rings", 5, "baseline:5", players=4) is None and level_scale("nosuch", 3, "x:1") is None
     rows = {(cells[0], cells[2], cells[3]): cells[8] for line in ledger_table(recs, current=cur).splitlines()
@@ -110,7 +112,7 @@ def test_ledger_table_tells_todays_levels_at_a_scale_from_earlier_levels():
     assert marks[1:] == [["not today's level"], ["today's level at scale 0.1"], ["not today's level"],
                          ["today's level at scale 0.1"],
                          ["not today's level"],  # the baseline at another scale than the level
-                         ["today's level at scale 0.1"]]
+                         ["today's level at scale 0.1"], ["not today's level"]]
 
 
 def test_games_without_the_jit_are_labelled_and_warned_about(tmp_path, monkeypatch):
