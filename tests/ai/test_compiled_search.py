@@ -309,6 +309,9 @@ def test_three_player_rings_levels_use_the_paranoid_search_and_more_players_keep
     assert spec_for("rings", 3, players=3, scale=0.1) == "search:time=0.05,min=2,cap=0.8"
     # a paranoid depth 2 takes seconds there: compiled MCTS (level 5 with the turn's conversions at once, quiescent leaves)
     assert spec_for("rings", 5, players=4) == "uct:time=5,c=0.2,convert=all,quiesce=1"
+    # four players' level 3 explores less than five and six players' (c=0.5 against c=1)
+    assert spec_for("rings", 3, players=4, scale=0.1) == "uct:time=0.05,c=0.5"
+    assert spec_for("rings", 3, players=5) == spec_for("rings", 3, players=6) == "uct:time=0.5"
     assert spec_for("rings", 5, players=6, scale=0.1) == "uct:time=0.5,c=0.2,convert=all,quiesce=1"
     assert spec_for("rings", 5, players=3, baseline=True) == "mcts:time=5,rollout=0"  # the frozen table stays
     level = make_agent("level:4,scale=0.05,seed=1")

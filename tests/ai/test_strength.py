@@ -86,16 +86,19 @@ def test_ledger_table_tells_todays_levels_at_a_scale_from_earlier_levels():
     cur = current_pairings(["rings"])
     recs = [rec(spec_for("rings", 4, 0.25), spec_for("rings", 3, 0.25), "level 3"),  # today's, scaled
             rec(spec_for("rings", 4, 0.25), spec_for("rings", 3, 0.1), "level 3", players=3),  # unequal scales
-            rec("uct:time=0.05", "baseline:4,scale=0.1", "baseline:4,scale=0.1", level=3, players=4),
-            rec("uct:time=0.2,c=0.2", "uct:time=0.05", "level 3", players=4),  # level 4 before 6 December
-            rec("uct:time=0.1,c=0.2", "uct:time=0.05", "level 3", players=4),  # today's at scale 0.1
-            rec("uct:time=0.05", "baseline:4,scale=0.2", "baseline:4,scale=0.2", level=3, players=4),
+            rec("uct:time=0.05,c=0.5", "baseline:4,scale=0.1", "baseline:4,scale=0.1", level=3, players=4),
+            rec("uct:time=0.2,c=0.2", "uct:time=0.05,c=0.5", "level 3", players=4),  # level 4 before 6 December
+            rec("uct:time=0.1,c=0.2", "uct:time=0.05,c=0.5", "level 3", players=4),  # today's at scale 0.1
+            rec("uct:time=0.05,c=0.5", "baseline:4,scale=0.2", "baseline:4,scale=0.2", level=3, players=4),
             rec(spec_for("rings", 3, 0.1, players=3), "greedy", "level 2", level=3, players=3),  # level 2 has no budget
             rec("search:time=0.05,min=2", "greedy", "level 2", level=3, players=3)]  # level 3 before its cap
     # level 4 before 6 December at scale 0.1 is today's level 4 at scale 0.2, but its level 3 is at 0.1
     assert [level_scale("rings", r["level"], r["a"], r["players"]) for r in recs] == [0.25, 0.25, 0.1, 0.2, 0.1, 0.1, 0.1,
                                                                                      None]
     assert level_scale("rings", 4, "uct:time=0.2", players=4) is None  # c=0.2 missing
+    # four players' level 3 before it explored less (c=1), and five players' level 3, which still does
+    assert level_scale("rings", 3, "uct:time=0.05", players=4) is None
+    assert level_scale("rings", 3, "uct:time=0.05", players=5) == 0.1
     assert level_scale("rings", 5, "baseline:5", players=4) is None and level_scale("nosuch", 3, "x:1") is None
     rows = {(cells[0], cells[2], cells[3]): cells[8] for line in ledger_table(recs, current=cur).splitlines()
             if line.startswith("| rings") for cells in [line[2:].split(" | ")]}
@@ -163,7 +166,8 @@ def test_a_four_player_pairing_counts_who_won_each_game(tmp_path):
     row = [line for line in out.read_text().splitlines() if line.startswith("| rings (4 players) | 2 |")][0]
     assert f"| 2 (5) | {w}-{2 - w - lost}-{lost} |" in row and "provisional (2 of 100 games)" in row
     assert "not today's level" not in row  # today's 4-player level 2 against level 1
-    assert "| rings (4–6 players) | `greedy:eval=0` | `greedy` | `uct:time=0.5` |" in out.read_text()
+    assert "| rings (4 players) | `greedy:eval=0` | `greedy` | `uct:time=0.5,c=0.5` |" in out.read_text()
+    assert "| rings (5–6 players) | `greedy:eval=0` | `greedy` | `uct:time=0.5` |" in out.read_text()
     # the two-player pairing of the same specs is another row, and no game of it was played
     assert not [line for line in out.read_text().splitlines() if line.startswith("| rings | 2 |")]
 

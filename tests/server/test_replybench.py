@@ -24,7 +24,7 @@ def test_with_four_rings_players_each_computer_seat_s_turn_is_a_reply(tmp_path):
         rows = run(replybench.run(srv.url, "rings", [1, 3], turns=6, seed=3, warmup=1, players=4))
     assert [(r["players"], r["level"], r["turns"]) for r in rows] == [(4, 1, 6), (4, 3, 6)]
     one, three = rows
-    assert three["spec"] == "uct:time=0.5" and three["budget_s"] == 0.5
+    assert three["spec"] == "uct:time=0.5,c=0.5" and three["budget_s"] == 0.5
     # one seat's search at a time: at least most of its budget (a time budget does not end sooner on a faster
     # machine), not the three computer seats' turns together (1.5 s at least); level 1 answers at once
     assert 0.4 <= three["p50_s"] < 1.45 and three["p50_s"] > one["p50_s"]

@@ -140,7 +140,8 @@ LEVELS_MULTI: dict[str, dict[int, str]] = {
 
 #: Levels of a game for one number of players (before :data:`LEVELS_MULTI`). RINGS with three players: the
 #: compiled paranoid search (depth 2 in 0.1 s, depth 3 in about 0.5 s of a middle game; with four or more
-#: players a depth costs seconds to minutes, so they keep MCTS: docs/ai.md).
+#: players a depth costs seconds to minutes, so they keep MCTS: docs/ai.md). RINGS with four players: the
+#: compiled MCTS of LEVELS_MULTI, level 3 with less exploration.
 LEVELS_BY_PLAYERS: dict[tuple[str, int], dict[int, str]] = {
     ("rings", 3): {
         1: "greedy:eval=0",
@@ -148,6 +149,15 @@ LEVELS_BY_PLAYERS: dict[tuple[str, int], dict[int, str]] = {
         3: "search:time=0.5,min=2,cap=0.8",  # cap: a seat's first placement on the open board ran 1.6–2.6 s
         4: "search:time=2,min=2",
         5: "search:time=5,min=2",
+    },
+    # four players: level 3 explores less than LEVELS_MULTI's (c=0.5, not 1): with c=1 it scored 0.62 of 131 games
+    # against baseline:4, with c=0.5 0.74 (docs/ai.md, "Four players' level 3 explores less")
+    ("rings", 4): {
+        1: "greedy:eval=0",
+        2: "greedy",
+        3: "uct:time=0.5,c=0.5",
+        4: "uct:time=1,c=0.2",
+        5: "uct:time=5,c=0.2,convert=all,quiesce=1",
     },
 }
 
