@@ -307,6 +307,7 @@ def test_three_player_rings_levels_use_the_paranoid_search_and_more_players_keep
     assert spec_for("rings", 5, players=3) == "search:time=5,min=2"
     # level 3's cap (a hard ceiling that stands for the reply time) is not scaled
     assert spec_for("rings", 3, players=3, scale=0.1) == "search:time=0.05,min=2,cap=0.8"
+    assert spec_for("rings", 3, players=3, scale=4) == "search:time=2,min=2,cap=3.2"  # lengthened with the budget
     # a paranoid depth 2 takes seconds there: compiled MCTS (level 5 with the turn's conversions at once, quiescent leaves)
     assert spec_for("rings", 5, players=4) == "uct:time=5,c=0.2,convert=all,quiesce=1"
     # four players' level 3 explores less than five and six players' (c=0.5 against c=1)
@@ -362,6 +363,10 @@ def test_cap_ends_a_search_before_its_least_depth(kind):
         assert deep["depth"] == 2 and deep["nodes"] > 100_000 and deep["seconds"] > 0.05
         # an explicit ceiling ends even a given depth
         assert capped.analyse(s.clone(), max_depth=2, ceiling=0.05)["depth"] == 1
+    # a cap (or stop) that comes before any root action is searched answers the first of the root actions to
+    # search (those that hand no one a win, shuffled), not the first legal action
+    actions, first, done = make_agent(f"{kind}:time=0.01,min=2,seed=1")._root_actions(s.clone(), (), 0.0)
+    assert not done and first["action"] == actions[0] != s.legal_actions()[0] and first["depth"] == 0
 
 
 def _mid_turn(players: int, seed: int):

@@ -84,9 +84,9 @@ class AlphaBetaAgent:
     ``seed`` (random tie-break of equal moves), ``safe`` (1: leave out root actions that
     hand the next player a win within their turn, as greedy does; default 1), ``min``
     (depths up to this one are always completed, even past the time budget; default 1), ``cap`` (a hard
-    ceiling in seconds on a decision searched on the agent's own budget, a turn's later decisions sharing it: the
-    search stops there even before ``min`` is complete, with the best action of the depth reached; not multiplied
-    by a level's ``scale``, since it stands for a reply time; default 0: none), ``pvs``
+    ceiling in seconds on a decision searched on the agent's own budget — with ``search:`` a turn's later decisions
+    share it —: the search stops there even before ``min`` is complete, with the best action of the depth reached;
+    a level's ``scale`` below 1 does not shorten it, since it stands for a reply time; default 0: none), ``pvs``
     (1: principal variation search — after the first action of a node, the others are searched
     with a null window around alpha first and searched again only if they may be better; same
     values, fewer nodes; default 0 so that ``baseline:N`` keeps today's search), ``eval`` (the name of one of
@@ -416,6 +416,8 @@ class AlphaBetaAgent:
                 self.last = result
                 return actions, result, True
         self.rng.shuffle(actions)
+        # the answer if a stop or the cap comes before any root action is searched: a safe one, not the first legal
+        result.update(action=actions[0], pv=actions[:1])
         return actions, result, False
 
     def _pv(self, state: State, first: int, limit: int = 12) -> list[int]:

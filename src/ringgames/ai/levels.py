@@ -34,7 +34,8 @@ complete depth 2 even past its time budget: a search cut off at depth 1 is
 no stronger than level 2 (our scaled runs showed it), so this keeps the ladder
 monotone on slow machines and under ``scale``. ``scale``
 multiplies every time budget (``level:5,scale=0.1`` for quick tests; reports
-must say so). A game without its own table uses ``DEFAULT``.
+must say so); a level's ``cap`` (a hard ceiling standing for a reply time) is lengthened by a ``scale`` above 1
+but not shortened by one below. A game without its own table uses ``DEFAULT``.
 
 >>> LEVELS["yinsh"][5]
 'search:time=5'
@@ -218,6 +219,8 @@ def spec_for(game: str, level: int, scale: float = 1.0, players: int = 2, baseli
     if "time" not in opts:
         return spec
     opts["time"] = opts["time"] * scale
+    if "cap" in opts and scale > 1:  # a reply-time ceiling: lengthened with the budget, never shortened
+        opts["cap"] = opts["cap"] * scale
     return _join(kind, opts)
 
 

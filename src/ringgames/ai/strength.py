@@ -136,7 +136,7 @@ def level_scale(game: str, level: int, spec: str, players: int = 2) -> float | N
     scale, players) == spec``; 1.0 for a level without a time budget), or None if it is no scaling of it (an earlier
     definition of the level, or another agent).
 
-    >>> level_scale("rings", 3, "uct:time=0.05", players=4)
+    >>> level_scale("rings", 3, "uct:time=0.05,c=0.5", players=4)
     0.1
     >>> level_scale("rings", 3, "uct:time=0.05,c=0.2", players=4) is None
     True
