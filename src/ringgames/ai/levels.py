@@ -128,7 +128,8 @@ LEVELS: dict[str, dict[int, str]] = {
 #: "Conversions at once, and quiescent leaves"). Level 4 searches 1 s, not 2 s (since 6 December 2026, evening): with
 #: 2 s level 5 won only 0.53 of the four-player games against it, with 1 s 0.76 (48 games at scale 0.1), and level 4
 #: still won 0.68 against level 3 (docs/ai.md, "The ladder spaced again"). Level 3 keeps the spec its target was
-#: measured with.
+#: measured with for five and six players; four players have their own table (LEVELS_BY_PLAYERS: level 3 explores
+#: less there).
 LEVELS_MULTI: dict[str, dict[int, str]] = {
     "rings": {
         1: "greedy:eval=0",
