@@ -1,5 +1,5 @@
 """The rules and the AI work without the play site's packages (the ``server`` extra) and without Ray
-(the ``ray`` extra); ``serve`` and ``import``, and ``--ray``, then say which extra to install. A fresh
+(the ``ray`` extra); ``serve``, ``import`` and ``worker``, and ``--ray``, then say which extra to install. A fresh
 interpreter blocks those packages' imports."""
 
 import json
@@ -76,8 +76,9 @@ def test_rules_ai_perft_and_replay_work_without_the_server_packages(tmp_path):
     assert replayed["ring_moves"] == 0 and replayed["winner"] == "none"
 
 
-@pytest.mark.parametrize("argv", [["serve", "--port", "1"], ["import", "nothing.rgn"]])
-def test_serve_and_import_name_the_extra_to_install(argv):
+@pytest.mark.parametrize("argv", [["serve", "--port", "1"], ["import", "nothing.rgn"],
+                                  ["worker", "--redis", "redis://127.0.0.1:1/0"]])
+def test_serve_import_and_worker_name_the_extra_to_install(argv):
     r = run_blocked("""
         from ringgames.cli import main
         main()

@@ -865,7 +865,7 @@ def _require_server(command: str) -> None:
             missing.append(dist)
     if missing:
         raise click.ClickException(
-            f"`ringgames {command}` runs the play site, whose packages are not installed here "
+            f"`ringgames {command}` needs the play site's packages, which are not installed here "
             f"(missing: {', '.join(missing)}). Install the server extra: pip install 'ringgames[server]' "
             "(in a checkout: pip install -e '.[server]'; scripts/run does it)")
 
@@ -1025,6 +1025,7 @@ def serve(host, port, db_url, ai_workers, ai_delay, ws_compression, behind_https
 def worker(redis_url, lanes, name, lease, nice):
     """Run computer moves from the Redis queue of `ringgames serve --redis URL --computer-queue`, one at a time, until SIGTERM (after the
     current job). A job of a worker that dies is run again by another (once), then reported to the game's players."""
+    _require_server("worker")
     _check_redis(redis_url)
     from .server.jobs import Worker
 
