@@ -407,12 +407,12 @@ def test_engine_spec_parsing():
         make_agent("engine:x;movetime=-3", external=True)
 
 
-@pytest.mark.parametrize("game,players", [("yinsh", 2), ("gyges", 2), ("rings", 2), ("rings", 3)])
+@pytest.mark.parametrize("game,players", [("yinsh", 2), ("gyges", 2), ("rings", 2), ("rings", 3), ("rings", 4)])
 def test_match_through_the_protocol_equals_direct_match(game, players):
     a, b = "alphabeta:depth=1", "greedy"
     ea = f"engine:{ENGINE_CMD} --level {a};depth=1"
     eb = f"engine:{ENGINE_CMD} --level {b};depth=1"
-    seatings = [[a, b], [b, a]] if players == 2 else [[a, b, a], [b, a, b]]
+    seatings = [[(a, b)[k % 2] for k in range(players)], [(b, a)[k % 2] for k in range(players)]]
     direct = [play_game(game, s, i, seed=5) for i, s in enumerate(seatings)]
     via = [play_game(game, [ea if x == a else eb for x in s], i, seed=5) for i, s in enumerate(seatings)]
     for d, v in zip(direct, via, strict=True):
